@@ -1,0 +1,241 @@
+/* sparsetc: types, enumerations and option structures of the C ABI.
+ *
+ * Rules this header keeps (see docs/abi.md):
+ *  - plain C11: fixed-width integers, opaque handles, enumerations with explicit values;
+ *  - every enumeration is carried across the ABI as int32_t, so a value added by a later
+ *    version can never be undefined behaviour in a binding (Rust, Julia): new values may appear;
+ *  - structures that may grow begin with `size_t struct_size`, which the caller sets to sizeof;
+ *    the library only reads or writes the fields that fit in it (append-only growth). */
+#ifndef SPARSETC_TYPES_H
+#define SPARSETC_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- opaque handles: one distinct type per object, so mixing them is a compile error ---- */
+typedef struct sparsetc_handle_s* sparsetc_handle_t;           /* library context: backend, device, stream */
+typedef struct sparsetc_matrix_s* sparsetc_matrix_t;           /* sparse matrix (CSR, CSC or COO) */
+typedef struct sparsetc_dense_s* sparsetc_dense_t;             /* dense matrix descriptor (borrows memory) */
+typedef struct sparsetc_spmm_plan_s* sparsetc_spmm_plan_t;     /* C = alpha op(A) B + beta C */
+typedef struct sparsetc_spgemm_plan_s* sparsetc_spgemm_plan_t; /* C = op(A) op(B) */
+
+/* ---- status codes: 0..11 are numerically equal to cusparseStatus_t; our own start at 100 ---- */
+typedef int32_t sparsetc_status_t;
+enum sparsetc_status_e {
+  SPARSETC_STATUS_SUCCESS = 0,
+  SPARSETC_STATUS_NOT_INITIALIZED = 1,
+  SPARSETC_STATUS_ALLOC_FAILED = 2, /* out of host or device memory; a distinct code so callers may retry */
+  SPARSETC_STATUS_INVALID_VALUE = 3,
+  SPARSETC_STATUS_ARCH_MISMATCH = 4,
+  SPARSETC_STATUS_MAPPING_ERROR = 5,
+  SPARSETC_STATUS_EXECUTION_FAILED = 6,
+  SPARSETC_STATUS_INTERNAL_ERROR = 7,
+  SPARSETC_STATUS_MATRIX_TYPE_NOT_SUPPORTED = 8,
+  SPARSETC_STATUS_ZERO_PIVOT = 9, /* reserved: cuSPARSE's value, never returned */
+  SPARSETC_STATUS_NOT_SUPPORTED = 10,
+  SPARSETC_STATUS_INSUFFICIENT_RESOURCES = 11,
+
+  SPARSETC_STATUS_NULL_POINTER = 100,
+  SPARSETC_STATUS_DIMENSION_MISMATCH = 101,
+  SPARSETC_STATUS_INVALID_INDEX = 102,       /* an index outside [base, base + extent) */
+  SPARSETC_STATUS_UNSORTED_INDICES = 103,
+  SPARSETC_STATUS_DUPLICATE_ENTRY = 104,
+  SPARSETC_STATUS_INVALID_ROW_OFFSETS = 105, /* offsets not monotone, offsets[0] != base, offsets[m] != nnz + base */
+  SPARSETC_STATUS_NAN_OR_INF = 106,
+  SPARSETC_STATUS_VALUE_OUT_OF_RANGE = 107,  /* a finite value that the requested precision cannot hold */
+  SPARSETC_STATUS_TYPE_MISMATCH = 108,
+  SPARSETC_STATUS_INVALID_STATE = 109,       /* calls out of order, e.g. numeric before symbolic */
+  SPARSETC_STATUS_WORKSPACE_TOO_SMALL = 110,
+  SPARSETC_STATUS_CUDA_ERROR = 111,
+  SPARSETC_STATUS_CUSPARSE_ERROR = 112,
+  SPARSETC_STATUS_CUBLAS_ERROR = 113,
+  SPARSETC_STATUS_IO_ERROR = 114,            /* a file cannot be opened, read or written */
+  SPARSETC_STATUS_FILE_FORMAT_ERROR = 115,   /* a file's contents do not parse; the message names the line */
+  SPARSETC_STATUS_NO_DEVICE = 116,           /* the operation needs a GPU and none is usable */
+  SPARSETC_STATUS_SIZE_OVERFLOW = 117,       /* a size does not fit the index type asked for */
+  SPARSETC_STATUS_UNKNOWN_EXCEPTION = 118,
+  SPARSETC_STATUS_MAX_ = 0x7FFFFFFF
+};
+
+/* ---- value types: numerically equal to cudaDataType_t ---- */
+typedef int32_t sparsetc_value_type_t;
+enum sparsetc_value_type_e {
+  SPARSETC_VALUE_F32 = 0,   /* CUDA_R_32F */
+  SPARSETC_VALUE_F64 = 1,   /* CUDA_R_64F */
+  SPARSETC_VALUE_F16 = 2,   /* CUDA_R_16F */
+  SPARSETC_VALUE_BF16 = 14, /* CUDA_R_16BF */
+  SPARSETC_VALUE_MAX_ = 0x7FFFFFFF
+};
+
+/* ---- index types: numerically equal to cusparseIndexType_t ---- */
+typedef int32_t sparsetc_index_type_t;
+enum sparsetc_index_type_e {
+  SPARSETC_INDEX_32 = 2, /* int32_t */
+  SPARSETC_INDEX_64 = 3, /* int64_t */
+  SPARSETC_INDEX_MAX_ = 0x7FFFFFFF
+};
+
+/* ---- index base: numerically equal to cusparseIndexBase_t ---- */
+typedef int32_t sparsetc_index_base_t;
+enum sparsetc_index_base_e {
+  SPARSETC_BASE_ZERO = 0,
+  SPARSETC_BASE_ONE = 1, /* Fortran */
+  SPARSETC_BASE_MAX_ = 0x7FFFFFFF
+};
+
+/* ---- dense layout: numerically equal to cusparseOrder_t ---- */
+typedef int32_t sparsetc_order_t;
+enum sparsetc_order_e {
+  SPARSETC_ORDER_COL = 1, /* column-major (Fortran, cuBLAS) */
+  SPARSETC_ORDER_ROW = 2, /* row-major (C, NumPy default) */
+  SPARSETC_ORDER_MAX_ = 0x7FFFFFFF
+};
+
+/* ---- operation on a matrix: numerically equal to cusparseOperation_t ---- */
+typedef int32_t sparsetc_operation_t;
+enum sparsetc_operation_e {
+  SPARSETC_OP_NON_TRANSPOSE = 0,
+  SPARSETC_OP_TRANSPOSE = 1,
+  SPARSETC_OP_MAX_ = 0x7FFFFFFF
+};
+
+/* ---- sparse storage formats: numerically equal to cusparseFormat_t where it has them ---- */
+typedef int32_t sparsetc_format_t;
+enum sparsetc_format_e {
+  SPARSETC_FORMAT_CSR = 1,
+  SPARSETC_FORMAT_CSC = 2,
+  SPARSETC_FORMAT_COO = 3,
+  SPARSETC_FORMAT_MAX_ = 0x7FFFFFFF
+};
+
+/* ---- where an array lives ---- */
+typedef int32_t sparsetc_memory_t;
+enum sparsetc_memory_e {
+  SPARSETC_MEMORY_HOST = 0,
+  SPARSETC_MEMORY_DEVICE = 1,
+  SPARSETC_MEMORY_MAX_ = 0x7FFFFFFF
+};
+
+/* ---- whether a created matrix copies the caller's arrays or borrows them ---- */
+typedef int32_t sparsetc_ownership_t;
+enum sparsetc_ownership_e {
+  SPARSETC_COPY = 0,   /* the library copies the arrays; the caller may free them at once */
+  SPARSETC_BORROW = 1, /* the library keeps the caller's pointers; they must outlive the matrix */
+  SPARSETC_OWNERSHIP_MAX_ = 0x7FFFFFFF
+};
+
+/* ---- execution backend of a handle ---- */
+typedef int32_t sparsetc_backend_t;
+enum sparsetc_backend_e {
+  SPARSETC_BACKEND_AUTO = 0, /* the GPU when one is usable, the CPU otherwise */
+  SPARSETC_BACKEND_CPU = 1,  /* multithreaded host engine: also the float64 reference */
+  SPARSETC_BACKEND_GPU = 2,  /* CUDA device; creation fails with SPARSETC_STATUS_NO_DEVICE without one */
+  SPARSETC_BACKEND_MAX_ = 0x7FFFFFFF
+};
+
+/* ---- how thoroughly inputs are checked when a matrix is created ---- */
+typedef int32_t sparsetc_validation_t;
+enum sparsetc_validation_e {
+  SPARSETC_VALIDATE_NONE = 0,      /* trust the caller */
+  SPARSETC_VALIDATE_ARGUMENTS = 1, /* pointers, sizes, enumerations */
+  SPARSETC_VALIDATE_STRUCTURE = 2, /* + offsets, index ranges, sorting, duplicates (default) */
+  SPARSETC_VALIDATE_VALUES = 3,    /* + NaN and Inf in the values */
+  SPARSETC_VALIDATE_MAX_ = 0x7FFFFFFF
+};
+
+/* ---- what to do with duplicate (row, column) pairs in COO input ---- */
+typedef int32_t sparsetc_duplicates_t;
+enum sparsetc_duplicates_e {
+  SPARSETC_DUPLICATES_ERROR = 0, /* SPARSETC_STATUS_DUPLICATE_ENTRY (default) */
+  SPARSETC_DUPLICATES_SUM = 1,   /* add them, as Matrix Market readers and SciPy do */
+  SPARSETC_DUPLICATES_MAX_ = 0x7FFFFFFF
+};
+
+/* ---- arithmetic of a multiply ---- */
+typedef int32_t sparsetc_compute_type_t;
+enum sparsetc_compute_type_e {
+  SPARSETC_COMPUTE_DEFAULT = 0, /* f64 if any operand is f64, f32 otherwise */
+  SPARSETC_COMPUTE_32F = 1,     /* fp32 accumulation (fp16/bf16 inputs are widened) */
+  SPARSETC_COMPUTE_64F = 2,
+  SPARSETC_COMPUTE_TF32 = 3,    /* fp32 inputs rounded to tf32 on tensor cores: reduced precision */
+  SPARSETC_COMPUTE_MAX_ = 0x7FFFFFFF
+};
+
+/* ---- SpMM algorithms. Values marked (planned) are reserved for paths under construction: they
+ *      return SPARSETC_STATUS_NOT_SUPPORTED from plan creation in this version. ---- */
+typedef int32_t sparsetc_spmm_alg_t;
+enum sparsetc_spmm_alg_e {
+  SPARSETC_SPMM_ALG_AUTO = 0,       /* the library chooses; the plan reports what and why */
+  SPARSETC_SPMM_ALG_CPU = 1,        /* host engine (CPU backend or host operands) */
+  SPARSETC_SPMM_ALG_CUSPARSE = 2,   /* the vendor library, for comparison and as a fallback */
+  SPARSETC_SPMM_ALG_BCSR_TC = 3,    /* (planned) BCSR on tensor cores, mma.sync, 1-SA reordering */
+  SPARSETC_SPMM_ALG_CSR = 4,        /* (planned) CSR row-per-warp */
+  SPARSETC_SPMM_ALG_DCSR = 5,       /* (planned) doubly compressed rows */
+  SPARSETC_SPMM_ALG_TILED_DCSR = 6, /* (planned) B-stationary tiled DCSR */
+  SPARSETC_SPMM_ALG_VBR_CUBLAS = 7, /* (planned) 1-SA variable blocks through batched cuBLAS */
+  SPARSETC_SPMM_ALG_MAX_ = 0x7FFFFFFF
+};
+
+/* ---- SpGEMM algorithms (same convention as SpMM) ---- */
+typedef int32_t sparsetc_spgemm_alg_t;
+enum sparsetc_spgemm_alg_e {
+  SPARSETC_SPGEMM_ALG_AUTO = 0,
+  SPARSETC_SPGEMM_ALG_BINNED_MERGE_PATH = 1, /* (planned) */
+  SPARSETC_SPGEMM_ALG_TSPARSE_TC = 2,        /* (planned) */
+  SPARSETC_SPGEMM_ALG_CUSPARSE = 3,
+  SPARSETC_SPGEMM_ALG_CPU = 4,               /* host Gustavson with a sparse accumulator, sorted output */
+  SPARSETC_SPGEMM_ALG_MAX_ = 0x7FFFFFFF
+};
+
+/* ---- options and reports ---- */
+
+/* Description of a matrix, filled by sparsetc_matrix_get_info. */
+typedef struct sparsetc_matrix_info_t {
+  size_t struct_size; /* set to sizeof(sparsetc_matrix_info_t) */
+  int64_t rows;
+  int64_t cols;
+  int64_t nnz;
+  sparsetc_format_t format;
+  sparsetc_index_type_t offset_type;
+  sparsetc_index_type_t index_type;
+  sparsetc_index_base_t base;
+  sparsetc_value_type_t value_type;
+  sparsetc_memory_t memory;
+  sparsetc_ownership_t ownership;
+} sparsetc_matrix_info_t;
+
+/* Structure statistics, filled by sparsetc_analyze. */
+typedef struct sparsetc_analysis_t {
+  size_t struct_size; /* set to sizeof(sparsetc_analysis_t) */
+  int64_t rows;
+  int64_t cols;
+  int64_t nnz;
+  int64_t empty_rows;
+  int64_t row_length_min;
+  int64_t row_length_max;
+  double row_length_mean;
+  double row_length_std;
+  double density;       /* nnz / (rows * cols) */
+  int64_t products;     /* multiplications of A·B (A·A when B is NULL and A is square), else -1 */
+  int64_t bandwidth;    /* max |i - j| over stored entries */
+} sparsetc_analysis_t;
+
+/* Options of an SpGEMM plan; NULL means defaults. */
+typedef struct sparsetc_spgemm_options_t {
+  size_t struct_size;     /* set to sizeof(sparsetc_spgemm_options_t) */
+  double drop_tolerance;  /* entries with |c| <= drop_tolerance are removed; < 0 keeps every entry (default -1) */
+  size_t memory_budget;   /* bytes of working memory the plan may use; 0 means no limit */
+} sparsetc_spgemm_options_t;
+
+/* Logging callback: level follows spdlog (0 trace … 5 critical). */
+typedef void (*sparsetc_log_callback_t)(void* user_data, int32_t level, const char* message);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* SPARSETC_TYPES_H */

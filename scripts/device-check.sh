@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# On the GPU machine (nvcc 13, CMake 4, no network, no apt): configure the release sm_90 build,
+# build, run the whole test suite including the GPU tests, and print a short summary.
+# Usage: scripts/device-check.sh [extra ctest arguments]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+source scripts/env.sh
+out="${OUT:-build/device-check}"
+mkdir -p "$out"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /'
+start=$(date +%s)
+cmake --preset release -DSPARSETC_MATRIX_DIR="${SPARSETC_MATRIX_DIR:-$PWD/.matrices}" >"$out/configure.log" 2>&1 \
+  || { tail -30 "$out/configure.log"; exit 1; }
+cmake --build --preset release -j 16 >"$out/build.log" 2>&1 || { grep -E "error|Error" "$out/build.log" | head -40; exit 1; }
+echo "build: ok ($(( $(date +%s) - start )) s)"
+ctest --preset release -j 8 "$@" >"$out/ctest.log" 2>&1
+rc=$?
+grep -E "tests passed|tests failed|Total Test time" "$out/ctest.log"
+grep -E "\(Failed\)|\(Timeout\)|\(SEGFAULT\)|\(Subprocess aborted\)|\*\*\*Exception" "$out/ctest.log" | head -30
+echo "gpu tests: $(grep -cE 'gpu.*Passed|Passed.*' "$out/ctest.log" >/dev/null; ctest --test-dir build/release -L gpu -N | tail -1)"
+skipped=$(grep -c "Skipped" "$out/ctest.log" || true)
+echo "skipped: $skipped"
+build/release/bench/sparsetc_cli --gen poisson2d5:512 --n 32 --precision f32 || rc=1
+exit $rc

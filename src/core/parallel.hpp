@@ -1,0 +1,45 @@
+// Host parallelism of the CPU engine: one OpenMP loop shape used everywhere, so thread counts and
+// scheduling are decided in one place.
+#pragma once
+
+#include <cstdint>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace sparsetc::detail {
+
+// Threads to use for a request of `requested` (0 = all hardware threads).
+inline int resolve_threads(int requested) {
+#ifdef _OPENMP
+  return requested > 0 ? requested : omp_get_max_threads();
+#else
+  (void)requested;
+  return 1;
+#endif
+}
+
+// Calls body(begin, end) on disjoint chunks covering [0, n). Chunks are handed out dynamically so
+// skewed rows (power-law graphs) balance; bodies must not throw (collect errors instead).
+template <typename Body>
+void parallel_chunks(int64_t n, int threads, int64_t chunk, Body&& body) {
+  if (n <= 0) return;
+  if (chunk < 1) chunk = 1;
+  const int64_t chunks = (n + chunk - 1) / chunk;
+  const int t = resolve_threads(threads);
+  if (t <= 1 || chunks == 1) {
+    body(int64_t(0), n);
+    return;
+  }
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(t)
+#endif
+  for (int64_t c = 0; c < chunks; ++c) {
+    const int64_t begin = c * chunk;
+    const int64_t end = begin + chunk < n ? begin + chunk : n;
+    body(begin, end);
+  }
+}
+
+}  // namespace sparsetc::detail

@@ -1,0 +1,115 @@
+#include "engine/spmm_plan.hpp"
+
+#include "core/error.hpp"
+#include "core/logging.hpp"
+#include "core/types.hpp"
+#include "engine/handle.hpp"
+#include "engine/matrix.hpp"
+
+namespace sparsetc::detail {
+namespace {
+
+std::string shape(int64_t rows, int64_t cols) { return str(rows, "x", cols); }
+
+void check_dense(const sparsetc_dense_s& d, const char* name) {
+  require(is_valid_value_type(d.value_type), SPARSETC_STATUS_INVALID_VALUE, name, ": unknown value type");
+  require(is_valid_order(d.order), SPARSETC_STATUS_INVALID_VALUE, name, ": unknown order");
+}
+
+// Shapes, types and memory spaces of an SpMM must agree before any algorithm sees them.
+void check_problem(const SpmmProblem& p) {
+  const RawSparse& a = p.A->layout;
+  require(p.op == SPARSETC_OP_NON_TRANSPOSE || p.op == SPARSETC_OP_TRANSPOSE, SPARSETC_STATUS_INVALID_VALUE,
+          "unknown operation ", p.op, " for A");
+  check_dense(p.B, "B");
+  check_dense(p.C, "C");
+  const int64_t m = p.op == SPARSETC_OP_NON_TRANSPOSE ? a.rows : a.cols;
+  const int64_t k = p.op == SPARSETC_OP_NON_TRANSPOSE ? a.cols : a.rows;
+  require(p.B.rows == k && p.C.rows == m && p.B.cols == p.C.cols, SPARSETC_STATUS_DIMENSION_MISMATCH, "op(A) is ",
+          shape(m, k), ", B is ", shape(p.B.rows, p.B.cols), " and C is ", shape(p.C.rows, p.C.cols),
+          ": C = op(A) B needs B ", shape(k, p.C.cols), " and C ", shape(m, p.B.cols));
+  require(p.A->memory == p.B.memory && p.B.memory == p.C.memory, SPARSETC_STATUS_INVALID_VALUE,
+          "A, B and C must be in the same memory space (A: ", p.A->memory == SPARSETC_MEMORY_HOST ? "host" : "device",
+          ", B: ", p.B.memory == SPARSETC_MEMORY_HOST ? "host" : "device",
+          ", C: ", p.C.memory == SPARSETC_MEMORY_HOST ? "host" : "device", ")");
+  require(p.compute >= SPARSETC_COMPUTE_DEFAULT && p.compute <= SPARSETC_COMPUTE_TF32, SPARSETC_STATUS_INVALID_VALUE,
+          "unknown compute type ", p.compute);
+}
+
+sparsetc_compute_type_t resolve_compute(const SpmmProblem& p) {
+  if (p.compute != SPARSETC_COMPUTE_DEFAULT) return p.compute;
+  const bool any_f64 = p.A->layout.value_type == SPARSETC_VALUE_F64 || p.B.value_type == SPARSETC_VALUE_F64 ||
+                       p.C.value_type == SPARSETC_VALUE_F64;
+  return any_f64 ? SPARSETC_COMPUTE_64F : SPARSETC_COMPUTE_32F;
+}
+
+bool same_layout(const sparsetc_dense_s& planned, const sparsetc_dense_s& given) {
+  return planned.rows == given.rows && planned.cols == given.cols && planned.ld == given.ld &&
+         planned.value_type == given.value_type && planned.order == given.order && planned.memory == given.memory;
+}
+
+}  // namespace
+
+std::unique_ptr<sparsetc_spmm_plan_s> make_spmm_plan(sparsetc_handle_s& handle, sparsetc_operation_t op,
+                                                     sparsetc_matrix_s& A, const sparsetc_dense_s& B,
+                                                     const sparsetc_dense_s& C, sparsetc_compute_type_t compute,
+                                                     sparsetc_spmm_alg_t alg) {
+  auto plan = std::make_unique<sparsetc_spmm_plan_s>();
+  plan->handle = &handle;
+  plan->problem = SpmmProblem{op, &A, B, C, compute};
+  plan->problem.B.values = nullptr;
+  plan->problem.C.values = nullptr;
+  check_problem(plan->problem);
+  plan->problem.compute = resolve_compute(plan->problem);
+  const bool on_device = A.memory == SPARSETC_MEMORY_DEVICE;
+
+  switch (alg) {
+    case SPARSETC_SPMM_ALG_AUTO:
+      // Until the tensor-core paths land, the device is served by cuSPARSE and the host by our engine.
+      plan->alg = on_device ? SPARSETC_SPMM_ALG_CUSPARSE : SPARSETC_SPMM_ALG_CPU;
+      plan->reason = on_device ? "operands in device memory: cuSPARSE (the only device path in this version)"
+                               : "operands in host memory: CPU engine";
+      break;
+    case SPARSETC_SPMM_ALG_CPU:
+      require(!on_device, SPARSETC_STATUS_NOT_SUPPORTED,
+              "SPARSETC_SPMM_ALG_CPU needs host operands (copy them with sparsetc_matrix_copy_to)");
+      plan->alg = alg;
+      plan->reason = "requested: CPU engine";
+      break;
+    case SPARSETC_SPMM_ALG_CUSPARSE:
+      require(on_device, SPARSETC_STATUS_NOT_SUPPORTED, "SPARSETC_SPMM_ALG_CUSPARSE needs device operands");
+      plan->alg = alg;
+      plan->reason = "requested: cuSPARSE";
+      break;
+    case SPARSETC_SPMM_ALG_BCSR_TC:
+    case SPARSETC_SPMM_ALG_CSR:
+    case SPARSETC_SPMM_ALG_DCSR:
+    case SPARSETC_SPMM_ALG_TILED_DCSR:
+    case SPARSETC_SPMM_ALG_VBR_CUBLAS:
+      fail(SPARSETC_STATUS_NOT_SUPPORTED, "SpMM algorithm ", alg, " is not available in this version");
+    default:
+      fail(SPARSETC_STATUS_INVALID_VALUE, "unknown SpMM algorithm ", alg);
+  }
+  plan->executor = plan->alg == SPARSETC_SPMM_ALG_CPU ? make_cpu_spmm(handle, plan->problem)
+                                                      : make_cusparse_spmm(handle, plan->problem);
+  SPARSETC_LOG(info, "spmm plan ", A.layout.rows, "x", A.layout.cols, " nnz ", A.layout.nnz, " N ", B.cols,
+               ": alg ", plan->alg, " (", plan->reason, ")");
+  return plan;
+}
+
+void execute_spmm_plan(sparsetc_spmm_plan_s& plan, double alpha, const sparsetc_dense_s& B, double beta,
+                       const sparsetc_dense_s& C, void* workspace, size_t workspace_bytes) {
+  require(same_layout(plan.problem.B, B), SPARSETC_STATUS_DIMENSION_MISMATCH,
+          "B does not have the shape, type and layout the plan was made for");
+  require(same_layout(plan.problem.C, C), SPARSETC_STATUS_DIMENSION_MISMATCH,
+          "C does not have the shape, type and layout the plan was made for");
+  const bool empty_b = B.rows == 0 || B.cols == 0, empty_c = C.rows == 0 || C.cols == 0;
+  require(B.values != nullptr || empty_b, SPARSETC_STATUS_NULL_POINTER, "B has no values");
+  require(C.values != nullptr || empty_c, SPARSETC_STATUS_NULL_POINTER, "C has no values");
+  require(workspace == nullptr || workspace_bytes >= plan.executor->workspace_size(),
+          SPARSETC_STATUS_WORKSPACE_TOO_SMALL, "workspace of ", workspace_bytes, " bytes, the plan needs ",
+          plan.executor->workspace_size());
+  plan.executor->execute(alpha, B, beta, C, workspace, workspace_bytes);
+}
+
+}  // namespace sparsetc::detail

@@ -1,0 +1,55 @@
+// The SpMM plan behind sparsetc_spmm_plan_t: the choice of algorithm, made once, and the executor
+// that runs it. Executors share one small interface so new kernels plug in beside the old.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "engine/dense.hpp"
+#include "sparsetc/sparsetc_types.h"
+
+struct sparsetc_handle_s;
+struct sparsetc_matrix_s;
+
+namespace sparsetc::detail {
+
+struct SpmmProblem {
+  sparsetc_operation_t op = SPARSETC_OP_NON_TRANSPOSE;
+  sparsetc_matrix_s* A = nullptr;
+  sparsetc_dense_s B;  // shape, type, layout (values ignored)
+  sparsetc_dense_s C;
+  sparsetc_compute_type_t compute = SPARSETC_COMPUTE_DEFAULT;  // resolved: never DEFAULT after planning
+};
+
+class SpmmExecutor {
+ public:
+  virtual ~SpmmExecutor() = default;
+  virtual size_t workspace_size() const = 0;
+  virtual void execute(double alpha, const sparsetc_dense_s& B, double beta, const sparsetc_dense_s& C,
+                       void* workspace, size_t workspace_bytes) = 0;
+};
+
+std::unique_ptr<SpmmExecutor> make_cpu_spmm(sparsetc_handle_s& handle, const SpmmProblem& problem);
+std::unique_ptr<SpmmExecutor> make_cusparse_spmm(sparsetc_handle_s& handle, const SpmmProblem& problem);
+
+}  // namespace sparsetc::detail
+
+struct sparsetc_spmm_plan_s {
+  sparsetc_handle_s* handle = nullptr;
+  sparsetc::detail::SpmmProblem problem;
+  sparsetc_spmm_alg_t alg = SPARSETC_SPMM_ALG_AUTO;  // the one chosen
+  std::string reason;
+  std::unique_ptr<sparsetc::detail::SpmmExecutor> executor;
+};
+
+namespace sparsetc::detail {
+
+std::unique_ptr<sparsetc_spmm_plan_s> make_spmm_plan(sparsetc_handle_s& handle, sparsetc_operation_t op,
+                                                     sparsetc_matrix_s& A, const sparsetc_dense_s& B,
+                                                     const sparsetc_dense_s& C, sparsetc_compute_type_t compute,
+                                                     sparsetc_spmm_alg_t alg);
+void execute_spmm_plan(sparsetc_spmm_plan_s& plan, double alpha, const sparsetc_dense_s& B, double beta,
+                       const sparsetc_dense_s& C, void* workspace, size_t workspace_bytes);
+
+}  // namespace sparsetc::detail

@@ -1,0 +1,48 @@
+#include "gpu/device_memory.hpp"
+
+#include "gpu/cuda_check.hpp"
+
+namespace sparsetc::detail {
+
+int cuda_device_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky "no device" error so later calls start clean
+    return 0;
+  }
+  return count;
+}
+
+DeviceBuffer::DeviceBuffer(size_t bytes, cudaStream_t stream) : bytes_(bytes), stream_(stream) {
+  if (bytes == 0) return;
+  SPARSETC_CUDA_CHECK(cudaMallocAsync(&data_, bytes, stream));
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (data_) cudaFreeAsync(data_, stream_);  // destructors cannot throw; a failure here is not actionable
+}
+
+void copy_host_to_device(void* device, const void* host, size_t bytes, cudaStream_t stream) {
+  if (bytes) SPARSETC_CUDA_CHECK(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream));
+}
+
+void copy_device_to_host(void* host, const void* device, size_t bytes, cudaStream_t stream) {
+  if (!bytes) return;
+  SPARSETC_CUDA_CHECK(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream));
+  SPARSETC_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+void copy_device_to_device(void* dst, const void* src, size_t bytes, cudaStream_t stream) {
+  if (bytes) SPARSETC_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
+}
+
+bool is_device_pointer(const void* ptr) {
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, ptr) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged;
+}
+
+}  // namespace sparsetc::detail

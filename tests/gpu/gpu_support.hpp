@@ -1,0 +1,77 @@
+// GPU test helpers: skip without a device, device buffers, and a GPU-backend handle.
+#pragma once
+
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+#include <sparsetc/sparsetc.h>
+
+#include <string>
+#include <vector>
+
+namespace sparsetc_test {
+
+inline bool gpu_present() {
+  int32_t count = 0;
+  return sparsetc_get_device_count(&count) == SPARSETC_STATUS_SUCCESS && count > 0;
+}
+
+#define SKIP_WITHOUT_GPU() \
+  if (!::sparsetc_test::gpu_present()) GTEST_SKIP() << "no CUDA device"
+
+inline std::string last_error(sparsetc_handle_t h) {
+  char message[1024];
+  sparsetc_get_last_error(h, message, sizeof message);
+  return message;
+}
+
+#define ASSERT_OK(handle, call) \
+  ASSERT_EQ((call), SPARSETC_STATUS_SUCCESS) << #call << ": " << ::sparsetc_test::last_error(handle)
+
+// Owns device memory holding a copy of a host vector.
+template <typename T>
+class DeviceArray {
+ public:
+  explicit DeviceArray(const std::vector<T>& host) : size_(host.size()) {
+    EXPECT_EQ(cudaMalloc(&data_, bytes() ? bytes() : 1), cudaSuccess);
+    if (bytes()) {
+      EXPECT_EQ(cudaMemcpy(data_, host.data(), bytes(), cudaMemcpyHostToDevice), cudaSuccess);
+    }
+  }
+  ~DeviceArray() { cudaFree(data_); }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  T* get() const { return static_cast<T*>(data_); }
+  std::vector<T> download() const {
+    std::vector<T> host(size_);
+    if (bytes()) {
+      EXPECT_EQ(cudaMemcpy(host.data(), data_, bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
+    }
+    return host;
+  }
+
+ private:
+  size_t bytes() const { return size_ * sizeof(T); }
+  void* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+class GpuTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SKIP_WITHOUT_GPU();
+    ASSERT_EQ(sparsetc_create_with_backend(&gpu_, SPARSETC_BACKEND_GPU, 0), SPARSETC_STATUS_SUCCESS);
+    ASSERT_EQ(sparsetc_create_with_backend(&cpu_, SPARSETC_BACKEND_CPU, 0), SPARSETC_STATUS_SUCCESS);
+    ASSERT_EQ(cudaStreamCreate(&stream_), cudaSuccess);
+    ASSERT_OK(gpu_, sparsetc_set_stream(gpu_, stream_));
+  }
+  void TearDown() override {
+    if (gpu_) sparsetc_destroy(gpu_);
+    if (cpu_) sparsetc_destroy(cpu_);
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+  sparsetc_handle_t gpu_ = nullptr;
+  sparsetc_handle_t cpu_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+};
+
+}  // namespace sparsetc_test

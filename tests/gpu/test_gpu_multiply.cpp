@@ -1,0 +1,170 @@
+// SpMM and SpGEMM on the GPU backend through the C API, against the naive float64 reference.
+#include <cmath>
+#include <limits>
+
+#include "gpu_support.hpp"
+#include "test_support.hpp"
+
+using namespace sparsetc_test;
+
+namespace {
+
+struct SpmmCase {
+  int64_t m, k, n;
+  sparsetc_order_t order;
+  sparsetc_value_type_t type;
+  double alpha, beta;
+};
+
+std::string name(const ::testing::TestParamInfo<SpmmCase>& info) {
+  const SpmmCase& c = info.param;
+  return std::to_string(c.m) + "x" + std::to_string(c.k) + "_n" + std::to_string(c.n) +
+         (c.order == SPARSETC_ORDER_ROW ? "_row" : "_col") + (c.type == SPARSETC_VALUE_F64 ? "_f64" : "_f32") +
+         (c.beta == 0 ? "_beta0" : "_beta") + std::to_string(info.index);
+}
+
+class GpuSpmm : public GpuTest, public ::testing::WithParamInterface<SpmmCase> {};
+
+TEST_P(GpuSpmm, MatchesFloat64Reference) {
+  const SpmmCase c = GetParam();
+  const bool f64 = c.type == SPARSETC_VALUE_F64;
+  auto t = random_triplets(c.m, c.k, 0.05, fresh_seed());
+  auto a = to_csr<int32_t, int32_t>(t);
+  std::vector<double> B(size_t(c.k * c.n)), C0(size_t(c.m * c.n));
+  std::mt19937_64 rng(fresh_seed());
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (auto& x : B) x = u(rng);
+  for (auto& x : C0) x = u(rng);
+  auto want = reference_spmm(t, B, c.n, c.alpha, c.beta, C0);
+
+  // Device operands in the case's layout; C poisoned with NaN where beta == 0 must not read it.
+  const int64_t ldb = c.order == SPARSETC_ORDER_ROW ? c.n + 3 : c.k + 3;
+  const int64_t ldc = c.order == SPARSETC_ORDER_ROW ? c.n + 1 : c.m + 1;
+  auto at = [&](int64_t i, int64_t j, int64_t ld) { return c.order == SPARSETC_ORDER_ROW ? i * ld + j : i + j * ld; };
+  const size_t b_span = size_t(ldb * (c.order == SPARSETC_ORDER_ROW ? c.k : c.n));
+  const size_t c_span = size_t(ldc * (c.order == SPARSETC_ORDER_ROW ? c.m : c.n));
+  std::vector<double> b_host(b_span, 0.0), c_host(c_span, 0.0);
+  for (int64_t i = 0; i < c.k; ++i)
+    for (int64_t j = 0; j < c.n; ++j) b_host[size_t(at(i, j, ldb))] = B[size_t(i * c.n + j)];
+  for (int64_t i = 0; i < c.m; ++i)
+    for (int64_t j = 0; j < c.n; ++j)
+      c_host[size_t(at(i, j, ldc))] = c.beta == 0 ? std::numeric_limits<double>::quiet_NaN() : C0[size_t(i * c.n + j)];
+
+  std::vector<float> vals_f(a.val.begin(), a.val.end()), b_f(b_host.begin(), b_host.end()),
+      c_f(c_host.begin(), c_host.end());
+  DeviceArray<int32_t> rp(a.row_ptr), ci(a.col);
+  DeviceArray<double> vd(a.val), bd(b_host), cd(c_host);
+  DeviceArray<float> vf(vals_f), bf(b_f), cf(c_f);
+  sparsetc_matrix_t A = nullptr;
+  ASSERT_OK(gpu_, sparsetc_matrix_create_csr(gpu_, &A, c.m, c.k, int64_t(a.col.size()), rp.get(), ci.get(),
+                                             f64 ? static_cast<void*>(vd.get()) : vf.get(), SPARSETC_INDEX_32,
+                                             SPARSETC_INDEX_32, SPARSETC_BASE_ZERO, c.type, SPARSETC_MEMORY_DEVICE,
+                                             SPARSETC_COPY));
+  sparsetc_dense_t Bd = nullptr, Cd = nullptr;
+  ASSERT_OK(gpu_, sparsetc_dense_create(gpu_, &Bd, c.k, c.n, ldb, f64 ? static_cast<void*>(bd.get()) : bf.get(),
+                                        c.type, c.order, SPARSETC_MEMORY_DEVICE));
+  ASSERT_OK(gpu_, sparsetc_dense_create(gpu_, &Cd, c.m, c.n, ldc, f64 ? static_cast<void*>(cd.get()) : cf.get(),
+                                        c.type, c.order, SPARSETC_MEMORY_DEVICE));
+  sparsetc_spmm_plan_t plan = nullptr;
+  ASSERT_OK(gpu_, sparsetc_spmm_plan_create(gpu_, &plan, SPARSETC_OP_NON_TRANSPOSE, A, Bd, Cd,
+                                            SPARSETC_COMPUTE_DEFAULT, SPARSETC_SPMM_ALG_AUTO));
+  ASSERT_OK(gpu_, sparsetc_spmm_execute(plan, c.alpha, Bd, c.beta, Cd, nullptr, 0));
+  ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
+
+  std::vector<double> got(size_t(c.m * c.n));
+  std::vector<double> c_back = f64 ? cd.download() : std::vector<double>();
+  std::vector<float> c_back_f = f64 ? std::vector<float>() : cf.download();
+  for (int64_t i = 0; i < c.m; ++i)
+    for (int64_t j = 0; j < c.n; ++j) {
+      size_t p = size_t(at(i, j, ldc));
+      got[size_t(i * c.n + j)] = f64 ? c_back[p] : double(c_back_f[p]);
+    }
+  // Every element written (no NaN left from the poison) and within the precision's bound.
+  for (double x : got) ASSERT_TRUE(std::isfinite(x));
+  double error = relative_error(got, want);
+  EXPECT_LT(error, f64 ? 1e-13 : 1e-5) << "relative error " << error;
+  // Padding between rows/columns untouched.
+  for (int64_t o = 0; o < (c.order == SPARSETC_ORDER_ROW ? c.m : c.n); ++o) {
+    size_t pad = size_t(o * ldc + (c.order == SPARSETC_ORDER_ROW ? c.n : c.m));
+    double original = c_host[pad];
+    double now = f64 ? c_back[pad] : double(c_back_f[pad]);
+    EXPECT_TRUE(now == original || (std::isnan(now) && std::isnan(original)));
+  }
+  sparsetc_spmm_plan_destroy(plan);
+  sparsetc_dense_destroy(Bd);
+  sparsetc_dense_destroy(Cd);
+  sparsetc_matrix_destroy(A);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, GpuSpmm,
+    ::testing::Values(SpmmCase{257, 129, 33, SPARSETC_ORDER_ROW, SPARSETC_VALUE_F64, 1.5, 0.0},
+                      SpmmCase{257, 129, 33, SPARSETC_ORDER_COL, SPARSETC_VALUE_F64, -1.0, 0.5},
+                      SpmmCase{100, 300, 8, SPARSETC_ORDER_ROW, SPARSETC_VALUE_F32, 1.0, 1.0},
+                      SpmmCase{100, 300, 7, SPARSETC_ORDER_COL, SPARSETC_VALUE_F32, 2.0, 0.0},
+                      SpmmCase{1, 1, 1, SPARSETC_ORDER_ROW, SPARSETC_VALUE_F64, 1.0, 0.0},
+                      SpmmCase{513, 64, 128, SPARSETC_ORDER_ROW, SPARSETC_VALUE_F32, 1.0, -2.0}),
+    name);
+
+class GpuSpgemm : public GpuTest {};
+
+TEST_F(GpuSpgemm, MatchesReferenceStructureAndValues) {
+  for (auto [m, k, n, d] : {std::tuple{300, 200, 250, 0.02}, std::tuple{64, 64, 64, 0.2}, std::tuple{1000, 1000, 1000, 0.003}}) {
+    auto ta = random_triplets(m, k, d, fresh_seed());
+    auto tb = random_triplets(k, n, d, fresh_seed());
+    auto want = reference_spgemm(ta, tb);
+    auto a = to_csr<int32_t, int32_t>(ta);
+    auto b = to_csr<int32_t, int32_t>(tb);
+    DeviceArray<int32_t> ap(a.row_ptr), ac(a.col), bp(b.row_ptr), bc(b.col);
+    DeviceArray<double> av(a.val), bv(b.val);
+    sparsetc_matrix_t A = nullptr, B = nullptr, C = nullptr, C_host = nullptr, C64 = nullptr;
+    ASSERT_OK(gpu_, sparsetc_matrix_create_csr(gpu_, &A, m, k, int64_t(a.col.size()), ap.get(), ac.get(), av.get(),
+                                               SPARSETC_INDEX_32, SPARSETC_INDEX_32, SPARSETC_BASE_ZERO,
+                                               SPARSETC_VALUE_F64, SPARSETC_MEMORY_DEVICE, SPARSETC_BORROW));
+    ASSERT_OK(gpu_, sparsetc_matrix_create_csr(gpu_, &B, k, n, int64_t(b.col.size()), bp.get(), bc.get(), bv.get(),
+                                               SPARSETC_INDEX_32, SPARSETC_INDEX_32, SPARSETC_BASE_ZERO,
+                                               SPARSETC_VALUE_F64, SPARSETC_MEMORY_DEVICE, SPARSETC_BORROW));
+    sparsetc_spgemm_plan_t plan = nullptr;
+    ASSERT_OK(gpu_, sparsetc_spgemm_plan_create(gpu_, &plan, SPARSETC_OP_NON_TRANSPOSE, A, SPARSETC_OP_NON_TRANSPOSE,
+                                                B, SPARSETC_COMPUTE_DEFAULT, SPARSETC_SPGEMM_ALG_AUTO, nullptr));
+    int64_t nnz = -1;
+    ASSERT_OK(gpu_, sparsetc_spgemm_symbolic(plan, &nnz));
+    EXPECT_EQ(nnz, int64_t(want.entries.size()));
+    // Twice: the second numeric call reuses C (the AMG pattern).
+    for (int round = 0; round < 2; ++round) ASSERT_OK(gpu_, sparsetc_spgemm_numeric(plan, &C));
+    ASSERT_OK(gpu_, sparsetc_matrix_copy_to(gpu_, C, SPARSETC_MEMORY_HOST, &C_host));
+    ASSERT_OK(cpu_, sparsetc_matrix_convert(cpu_, C_host, SPARSETC_FORMAT_COO, SPARSETC_INDEX_64, SPARSETC_INDEX_64,
+                                            SPARSETC_BASE_ZERO, SPARSETC_VALUE_F64, &C64));
+    void *r = nullptr, *c = nullptr, *v = nullptr;
+    ASSERT_OK(cpu_, sparsetc_matrix_get_arrays(C64, &r, &c, &v));
+    size_t e = 0;
+    for (const auto& [rc, value] : want.entries) {
+      ASSERT_EQ(static_cast<int64_t*>(r)[e], rc.first);
+      ASSERT_EQ(static_cast<int64_t*>(c)[e], rc.second);
+      EXPECT_NEAR(static_cast<double*>(v)[e], value, 1e-12 * (1 + std::fabs(value)));
+      ++e;
+    }
+    sparsetc_spgemm_plan_destroy(plan);
+    for (auto mtx : {A, B, C, C_host, C64}) sparsetc_matrix_destroy(mtx);
+  }
+}
+
+TEST_F(GpuSpgemm, UnsupportedIndexWidthIsReportedNotSilentlyWrong) {
+  std::vector<int64_t> p{0, 1, 2};
+  std::vector<int64_t> c{0, 1};
+  std::vector<double> v{1, 2};
+  DeviceArray<int64_t> dp(p), dc(c);
+  DeviceArray<double> dv(v);
+  sparsetc_matrix_t A = nullptr;
+  ASSERT_OK(gpu_, sparsetc_matrix_create_csr(gpu_, &A, 2, 2, 2, dp.get(), dc.get(), dv.get(), SPARSETC_INDEX_64,
+                                             SPARSETC_INDEX_64, SPARSETC_BASE_ZERO, SPARSETC_VALUE_F64,
+                                             SPARSETC_MEMORY_DEVICE, SPARSETC_BORROW));
+  sparsetc_spgemm_plan_t plan = nullptr;
+  EXPECT_EQ(sparsetc_spgemm_plan_create(gpu_, &plan, SPARSETC_OP_NON_TRANSPOSE, A, SPARSETC_OP_NON_TRANSPOSE, A,
+                                        SPARSETC_COMPUTE_DEFAULT, SPARSETC_SPGEMM_ALG_AUTO, nullptr),
+            SPARSETC_STATUS_NOT_SUPPORTED);
+  EXPECT_NE(last_error(gpu_).find("32-bit"), std::string::npos);
+  sparsetc_matrix_destroy(A);
+}
+
+}  // namespace
