@@ -15,10 +15,14 @@ cmake --build --preset release -j 16 >"$out/build.log" 2>&1 || { grep -E "error|
 echo "build: ok ($(( $(date +%s) - start )) s)"
 ctest --preset release -j 8 "$@" >"$out/ctest.log" 2>&1
 rc=$?
-grep -E "tests passed|tests failed|Total Test time" "$out/ctest.log"
-grep -E "\(Failed\)|\(Timeout\)|\(SEGFAULT\)|\(Subprocess aborted\)|\*\*\*Exception" "$out/ctest.log" | head -30
-echo "gpu tests: $(grep -cE 'gpu.*Passed|Passed.*' "$out/ctest.log" >/dev/null; ctest --test-dir build/release -L gpu -N | tail -1)"
-skipped=$(grep -c "Skipped" "$out/ctest.log" || true)
-echo "skipped: $skipped"
+if grep -q "CMake Error" "$out/ctest.log"; then
+  grep -A4 "CMake Error" "$out/ctest.log" | head -20
+  sed -n 1,12p build/release/tests/*_tests.cmake 2>/dev/null | head -30
+fi
+echo "---- summary"
+grep -E "tests passed|tests failed" "$out/ctest.log"
+sed -n '/Label Time Summary/,/^$/p' "$out/ctest.log"
+echo "skipped: $(grep -c '(Skipped)' "$out/ctest.log" || true)"
+grep -E "\((Failed|Timeout|SEGFAULT|Subprocess aborted|Exception)" "$out/ctest.log" | head -30
 build/release/bench/sparsetc_cli --gen poisson2d5:512 --n 32 --precision f32 || rc=1
 exit $rc

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 need=()
-for pkg in cmake ninja-build g++ libgtest-dev libspdlog-dev zlib1g-dev binutils pkg-config; do
+for pkg in cmake ninja-build g++ libgtest-dev libspdlog-dev zlib1g-dev binutils pkg-config valgrind; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if ((${#need[@]})); then

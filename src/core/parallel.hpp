@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -40,6 +41,27 @@ void parallel_chunks(int64_t n, int threads, int64_t chunk, Body&& body) {
     const int64_t end = begin + chunk < n ? begin + chunk : n;
     body(begin, end);
   }
+}
+
+// Elements per chunk of the element-wise loops: large enough to amortise scheduling.
+inline constexpr int64_t kElementChunk = int64_t(1) << 16;
+
+// Index of the first i in [0, n) with pred(i), or -1. Chunks are searched in parallel, and the
+// earliest hit wins, so the answer (the first offender of a validation) never depends on threads.
+template <typename Pred>
+int64_t first_where(int64_t n, Pred pred) {
+  if (n <= 0) return -1;
+  std::vector<int64_t> first(size_t((n + kElementChunk - 1) / kElementChunk), -1);
+  parallel_chunks(n, 0, kElementChunk, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i)
+      if (pred(i)) {
+        first[size_t(begin / kElementChunk)] = i;
+        return;
+      }
+  });
+  for (int64_t f : first)
+    if (f >= 0) return f;
+  return -1;
 }
 
 }  // namespace sparsetc::detail

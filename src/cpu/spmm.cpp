@@ -58,8 +58,8 @@ void check_dense(const DenseView<V>& D, const char* name) {
   require(D.rows >= 0 && D.cols >= 0, SPARSETC_STATUS_INVALID_VALUE, name, " has a negative size ", D.rows, "x",
           D.cols);
   const int64_t min_ld = D.order == SPARSETC_ORDER_ROW ? D.cols : D.rows;
-  require(D.ld >= min_ld && D.ld >= 1, SPARSETC_STATUS_INVALID_VALUE, name, "'s leading dimension ", D.ld,
-          " is less than ", std::max<int64_t>(min_ld, 1), " (", D.rows, "x", D.cols,
+  require(D.ld >= min_ld, SPARSETC_STATUS_INVALID_VALUE, name, "'s leading dimension ", D.ld, " is less than ",
+          min_ld, " (", D.rows, "x", D.cols,
           D.order == SPARSETC_ORDER_ROW ? ", row-major)" : ", column-major)");
   require(D.data != nullptr || D.rows == 0 || D.cols == 0, SPARSETC_STATUS_NULL_POINTER, name,
           " has no data");

@@ -8,6 +8,7 @@
 #include "engine/handle.hpp"
 #include "engine/matrix.hpp"
 #include "engine/spmm_plan.hpp"
+#include "formats/convert.hpp"
 #include "formats/values.hpp"
 
 namespace sparsetc::detail {
@@ -28,7 +29,7 @@ template <typename V>
 class CpuSpmm final : public SpmmExecutor {
  public:
   CpuSpmm(sparsetc_handle_s& handle, const SpmmProblem& problem) : handle_(handle), problem_(problem) {
-    A_ = canonical_csr<V>(*problem.A, problem.A->duplicates);  // converted once, at planning
+    load_matrix();  // converted once, at planning
   }
 
   size_t workspace_size() const override { return 0; }
@@ -47,17 +48,21 @@ class CpuSpmm final : public SpmmExecutor {
     }
     DenseView<const V> bv{b, B.rows, B.cols, B.ld, B.order};
     DenseView<V> cv{c, C.rows, C.cols, C.ld, C.order};
-    cpu_spmm<V>(*A_, problem_.op, bv, cv, V(alpha), V(beta), handle_.threads);
+    cpu_spmm<V>(*A_, SPARSETC_OP_NON_TRANSPOSE, bv, cv, V(alpha), V(beta), handle_.threads);
     if (!c_copy.empty()) store_values(c_copy.data(), int64_t(c_copy.size()), C.value_type, C.values);
   }
 
  private:
+  // op(A) as a CSR matrix; A^T is built once per values version, not at every execution.
+  void load_matrix() {
+    auto a = canonical_csr<V>(*problem_.A, problem_.A->duplicates);
+    A_ = problem_.op == SPARSETC_OP_TRANSPOSE ? std::make_shared<const CsrMatrix<V>>(transpose(*a)) : a;
+    version_ = problem_.A->values_version;
+  }
+
   // set_values on A since planning: take the new values.
   void refresh_matrix() {
-    if (version_ != problem_.A->values_version) {
-      A_ = canonical_csr<V>(*problem_.A, problem_.A->duplicates);
-      version_ = problem_.A->values_version;
-    }
+    if (version_ != problem_.A->values_version) load_matrix();
   }
 
   const V* widen(const sparsetc_dense_s& d, std::vector<V>& copy) const {
@@ -70,7 +75,7 @@ class CpuSpmm final : public SpmmExecutor {
   sparsetc_handle_s& handle_;
   SpmmProblem problem_;
   std::shared_ptr<const CsrMatrix<V>> A_;
-  uint64_t version_ = problem_.A->values_version;
+  uint64_t version_ = 0;
 };
 
 }  // namespace

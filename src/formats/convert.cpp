@@ -15,7 +15,6 @@
 namespace sparsetc::detail {
 namespace {
 
-constexpr int64_t kChunk = int64_t(1) << 16;  // elements per parallel chunk
 constexpr int64_t kRowChunk = 1024;           // rows per parallel chunk
 
 template <typename Body>
@@ -23,23 +22,6 @@ void parallel_for(int64_t n, int64_t chunk, Body body) {
   parallel_chunks(n, 0, chunk, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) body(i);
   });
-}
-
-// Smallest i in [0, n) with pred(i), or -1; deterministic whatever the schedule.
-template <typename Pred>
-int64_t first_where(int64_t n, Pred pred) {
-  if (n <= 0) return -1;
-  std::vector<int64_t> first(size_t((n + kChunk - 1) / kChunk), -1);
-  parallel_chunks(n, 0, kChunk, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i)
-      if (pred(i)) {
-        first[size_t(begin / kChunk)] = i;
-        return;
-      }
-  });
-  for (int64_t f : first)
-    if (f >= 0) return f;
-  return -1;
 }
 
 void exclusive_scan_in_place(std::vector<int64_t>& v) {  // v[0] = 0 on return, v[i+1] += v[i]

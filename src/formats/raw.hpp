@@ -33,7 +33,11 @@ struct RawSparse {
 //             with SPARSETC_DUPLICATES_ERROR, no repeated (row, column);
 //  VALUES:    NAN_OR_INF.
 // Messages name what, where (row/column/entry, in the caller's base) and the bad value, e.g.
-// "column index 1048577 out of range [0, 1048576) at row 42, entry 7".
+// "column index 1048577 out of range [0, 1048576) at row 42, entry 7"; with base one every
+// position is one-based and the message ends in " (1-based)". int32 indices need rows and cols
+// <= 2^31 - 1 (both dimensions, whatever the format); int32 offsets need nnz + base <= 2^31 - 1.
+// The first offender is the one at the smallest position (entry order; for COO duplicates, the
+// entry that repeats an earlier one and comes first), whatever the thread schedule.
 void validate_raw(const RawSparse& raw, sparsetc_validation_t level, sparsetc_duplicates_t duplicates);
 
 // Any raw format to canonical CSR (zero-based, sorted). Assumes validate_raw passed at

@@ -13,7 +13,6 @@
 namespace sparsetc::detail {
 namespace {
 
-constexpr int64_t kChunk = int64_t(1) << 16;
 constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
 
 // The integers v[i] + base as an array of `type`.
@@ -22,7 +21,7 @@ std::vector<unsigned char> write_typed(const std::vector<int64_t>& v, int64_t ba
   std::vector<unsigned char> out(v.size() * sizeof(T));
   unsigned char* dst = out.data();
   const int64_t* src = v.data();
-  parallel_chunks(int64_t(v.size()), 0, kChunk, [&](int64_t begin, int64_t end) {
+  parallel_chunks(int64_t(v.size()), 0, kElementChunk, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
       const T x = T(src[i] + base);
       std::memcpy(dst + size_t(i) * sizeof(T), &x, sizeof(T));

@@ -13,14 +13,13 @@
 namespace sparsetc::detail {
 namespace {
 
-constexpr int64_t kChunk = int64_t(1) << 16;
 
 // dst[i] = src[i] - base, widened to int64.
 template <typename T>
 std::vector<int64_t> zero_based(const void* src, int64_t n, int64_t base) {
   std::vector<int64_t> out(static_cast<size_t>(n));
   const T* s = static_cast<const T*>(src);
-  parallel_chunks(n, 0, kChunk, [&](int64_t begin, int64_t end) {
+  parallel_chunks(n, 0, kElementChunk, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) out[size_t(i)] = int64_t(s[i]) - base;
   });
   return out;

@@ -17,28 +17,10 @@
 namespace sparsetc::detail {
 namespace {
 
-constexpr int64_t kChunk = int64_t(1) << 16;
 constexpr int64_t kRowChunk = 1024;
 constexpr int64_t kMaxSize = int64_t(1) << 60;  // keeps every byte count and "+ 1" far from overflow
 constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
 constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
-
-// Smallest i in [0, n) with pred(i), or -1.
-template <typename Pred>
-int64_t first_where(int64_t n, Pred pred) {
-  if (n <= 0) return -1;
-  std::vector<int64_t> first(size_t((n + kChunk - 1) / kChunk), -1);
-  parallel_chunks(n, 0, kChunk, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i)
-      if (pred(i)) {
-        first[size_t(begin / kChunk)] = i;
-        return;
-      }
-  });
-  for (int64_t f : first)
-    if (f >= 0) return f;
-  return -1;
-}
 
 bool is_valid_format(sparsetc_format_t f) {
   return f == SPARSETC_FORMAT_CSR || f == SPARSETC_FORMAT_CSC || f == SPARSETC_FORMAT_COO;
@@ -146,14 +128,14 @@ struct Compressed {
   }
 
   void check_entries() const {
-    const int64_t chunks = (nnz + kChunk - 1) / kChunk;
+    const int64_t chunks = (nnz + kElementChunk - 1) / kElementChunk;
     std::vector<int64_t> first(size_t(chunks), -1);
-    parallel_chunks(nnz, 0, kChunk, [&](int64_t begin, int64_t end) {
+    parallel_chunks(nnz, 0, kElementChunk, [&](int64_t begin, int64_t end) {
       int64_t list = list_of(begin);
       for (int64_t k = begin; k < end; ++k) {
         while (offset(list + 1) - base <= k) ++list;
         if (bad_entry(k, list)) {
-          first[size_t(begin / kChunk)] = k;
+          first[size_t(begin / kElementChunk)] = k;
           return;
         }
       }
@@ -256,7 +238,7 @@ struct Coordinates {
   }
 };
 
-void check_values(const RawSparse& raw, int64_t k, std::pair<int64_t, int64_t> position) {
+[[noreturn]] void report_non_finite(const RawSparse& raw, int64_t k, std::pair<int64_t, int64_t> position) {
   double value = 0;
   load_values(static_cast<const unsigned char*>(raw.values) + size_t(k) * value_size(raw.value_type),
               raw.value_type, 1, &value);
@@ -273,7 +255,7 @@ void check_typed(const RawSparse& raw, sparsetc_validation_t level, sparsetc_dup
       if (duplicates == SPARSETC_DUPLICATES_ERROR) coo.check_duplicates();
       if (level >= SPARSETC_VALIDATE_VALUES) {
         const int64_t k = find_non_finite(raw.values, raw.value_type, raw.nnz);
-        if (k >= 0) check_values(raw, k, {coo.row(k), coo.col(k)});
+        if (k >= 0) report_non_finite(raw, k, {coo.row(k), coo.col(k)});
       }
     }
     return;
@@ -283,7 +265,7 @@ void check_typed(const RawSparse& raw, sparsetc_validation_t level, sparsetc_dup
   compressed.check_entries();
   if (level >= SPARSETC_VALIDATE_VALUES) {
     const int64_t k = find_non_finite(raw.values, raw.value_type, raw.nnz);
-    if (k >= 0) check_values(raw, k, compressed.position(k));
+    if (k >= 0) report_non_finite(raw, k, compressed.position(k));
   }
 }
 

@@ -15,34 +15,15 @@
 namespace sparsetc::detail {
 namespace {
 
-constexpr int64_t kChunk = int64_t(1) << 16;
 
 // Smallest magnitude that rounds to Inf in each type: the largest finite value plus half an ulp.
 constexpr double kHalfOverflow = 65520.0;                 // 65504 + 16
 constexpr double kBfloat16Overflow = 0x1.ffp127;          // (2 - 2^-8) * 2^127
 constexpr double kFloatOverflow = 0x1.ffffffp127;         // (2 - 2^-24) * 2^127
 
-// Smallest i in [0, n) with pred(i), or -1; deterministic whatever the schedule.
-template <typename Pred>
-int64_t first_where(int64_t n, Pred pred) {
-  if (n <= 0) return -1;
-  const int64_t chunks = (n + kChunk - 1) / kChunk;
-  std::vector<int64_t> first(size_t(chunks), -1);
-  parallel_chunks(n, 0, kChunk, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i)
-      if (pred(i)) {
-        first[size_t(begin / kChunk)] = i;
-        return;
-      }
-  });
-  for (int64_t f : first)
-    if (f >= 0) return f;
-  return -1;
-}
-
 template <typename Body>
 void parallel_for(int64_t n, Body body) {
-  parallel_chunks(n, 0, kChunk, [&](int64_t begin, int64_t end) {
+  parallel_chunks(n, 0, kElementChunk, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) body(i);
   });
 }

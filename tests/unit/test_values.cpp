@@ -236,6 +236,11 @@ TEST(Values, MaxFiniteAndNames) {
   EXPECT_EQ(max_finite(SPARSETC_VALUE_F64), std::numeric_limits<double>::max());
   EXPECT_THROW(max_finite(5), Error);
   EXPECT_EQ(format_number(70000.0), "70000");
+  EXPECT_EQ(format_number(100000.0), "100000");
+  EXPECT_EQ(format_number(1e-7), "1e-07");
+  EXPECT_EQ(format_number(1e16), "1e+16");
+  EXPECT_EQ(format_number(0.0), "0");
+  EXPECT_EQ(format_number(3.4e38f), "3.4e+38");
   EXPECT_EQ(format_number(0.1), "0.1");
   EXPECT_EQ(format_number(0.1f), "0.1");
   EXPECT_EQ(format_number(-2.5), "-2.5");
