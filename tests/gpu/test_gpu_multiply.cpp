@@ -16,6 +16,11 @@ struct SpmmCase {
   double alpha, beta;
 };
 
+void PrintTo(const SpmmCase& c, std::ostream* os) {
+  *os << c.m << "x" << c.k << " N=" << c.n << (c.order == SPARSETC_ORDER_ROW ? " row-major" : " column-major")
+      << (c.type == SPARSETC_VALUE_F64 ? " f64" : " f32") << " alpha=" << c.alpha << " beta=" << c.beta;
+}
+
 std::string name(const ::testing::TestParamInfo<SpmmCase>& info) {
   const SpmmCase& c = info.param;
   return std::to_string(c.m) + "x" + std::to_string(c.k) + "_n" + std::to_string(c.n) +
