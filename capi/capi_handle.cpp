@@ -37,7 +37,11 @@ std::unique_ptr<sparsetc_handle_s> make_handle(sparsetc_backend_t backend, int32
 extern "C" {
 
 sparsetc_status_t sparsetc_create(sparsetc_handle_t* handle) {
-  return sparsetc_create_with_backend(handle, SPARSETC_BACKEND_AUTO, -1);
+  return SPARSETC_GUARD(nullptr, {
+    capi::require_pointer(handle, "handle");
+    *handle = nullptr;
+    *handle = make_handle(SPARSETC_BACKEND_AUTO, -1).release();
+  });
 }
 
 sparsetc_status_t sparsetc_create_with_backend(sparsetc_handle_t* handle, sparsetc_backend_t backend,

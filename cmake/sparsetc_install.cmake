@@ -20,5 +20,8 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/sparsetcConfigVersion.cma
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/sparsetcConfig.cmake ${PROJECT_BINARY_DIR}/sparsetcConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/sparsetc COMPONENT Development)
+# Relocatable: the prefix is found from the .pc file's own place, however deep the libdir is.
+file(RELATIVE_PATH SPARSETC_PC_TO_PREFIX ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
+string(REGEX REPLACE "/$" "" SPARSETC_PC_TO_PREFIX "${SPARSETC_PC_TO_PREFIX}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/sparsetc.pc.in ${PROJECT_BINARY_DIR}/sparsetc.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/sparsetc.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT Development)

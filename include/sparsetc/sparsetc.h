@@ -25,7 +25,8 @@ SPARSETC_API sparsetc_status_t sparsetc_get_abi_version(int32_t* abi);
 /* Build description (version, git revision, CUDA version, architectures) as a NUL-terminated
  * string, truncated to buffer_size. */
 SPARSETC_API sparsetc_status_t sparsetc_get_build_info(char* buffer, size_t buffer_size);
-/* Static strings: never NULL, never freed. Unknown values give "unknown status". */
+/* Static strings: never NULL, never freed. Unknown values give "SPARSETC_STATUS_UNKNOWN" and
+ * "unknown status". */
 SPARSETC_API const char* sparsetc_get_status_name(sparsetc_status_t status);
 SPARSETC_API const char* sparsetc_get_status_string(sparsetc_status_t status);
 /* Number of usable CUDA devices (0 on a machine without a GPU or without a driver). */
@@ -52,7 +53,8 @@ SPARSETC_API sparsetc_status_t sparsetc_set_validation(sparsetc_handle_t handle,
 SPARSETC_API sparsetc_status_t sparsetc_get_validation(sparsetc_handle_t handle, sparsetc_validation_t* level);
 /* How COO creation treats repeated (row, column) pairs (default SPARSETC_DUPLICATES_ERROR). */
 SPARSETC_API sparsetc_status_t sparsetc_set_duplicates(sparsetc_handle_t handle, sparsetc_duplicates_t policy);
-/* Host threads used by the CPU engine; 0 means one per hardware thread (default). */
+/* Host threads of the CPU engine's multiplications; 0 (default) means OpenMP's default
+ * (OMP_NUM_THREADS, else one per hardware thread). Validation and conversions use the default. */
 SPARSETC_API sparsetc_status_t sparsetc_set_num_threads(sparsetc_handle_t handle, int32_t threads);
 /* Copies the message of the last failure on this handle (NULL: of this thread's last failure
  * without a handle) into buffer, truncated to buffer_size. Empty after a success. */
@@ -72,8 +74,11 @@ SPARSETC_API sparsetc_status_t sparsetc_set_log_callback(sparsetc_log_callback_t
 /* Creates a CSR matrix from arrays in host or device memory.
  *   row_offsets: rows + 1 entries of offset_type; col_indices, values: nnz entries.
  *   values may be NULL only when nnz == 0.
- * With SPARSETC_COPY the arrays are copied (and may be freed at once); with SPARSETC_BORROW they
- * are kept and must outlive the matrix. Checks follow the handle's validation level. */
+ * With SPARSETC_COPY the arrays are copied (and may be freed at once: a copy from device memory
+ * waits on the handle's stream); with SPARSETC_BORROW they are kept and must outlive the matrix.
+ * Checks follow the handle's validation level; argument checks (pointers, enumerations, sizes)
+ * are made at every level. A matrix must outlive the plans made from it, and a device matrix the
+ * stream it was created on. */
 SPARSETC_API sparsetc_status_t sparsetc_matrix_create_csr(
     sparsetc_handle_t handle, sparsetc_matrix_t* matrix, int64_t rows, int64_t cols, int64_t nnz,
     const void* row_offsets, const void* col_indices, const void* values, sparsetc_index_type_t offset_type,
@@ -98,12 +103,14 @@ SPARSETC_API sparsetc_status_t sparsetc_matrix_create_coo(
 /* Reads a Matrix Market file (.mtx, or gzip-compressed .mtx.gz) of any field (real, integer,
  * pattern; complex is refused) and symmetry (general, symmetric, skew-symmetric, hermitian:
  * expanded to both triangles). Pattern entries get the value 1. The result is a zero-based CSR
- * matrix in host memory with the given value and index types; duplicates are summed. Parse errors
- * give SPARSETC_STATUS_FILE_FORMAT_ERROR with the line number. */
+ * matrix in host memory with the given value type and index_type for both offsets and indices;
+ * duplicates are summed. Dense "array" files are read too. Parse errors give
+ * SPARSETC_STATUS_FILE_FORMAT_ERROR with the line number. */
 SPARSETC_API sparsetc_status_t sparsetc_matrix_read_mtx(sparsetc_handle_t handle, const char* path,
                                                        sparsetc_value_type_t value_type,
                                                        sparsetc_index_type_t index_type, sparsetc_matrix_t* matrix);
-/* Writes a matrix as "matrix coordinate real general" with 17 significant digits. */
+/* Writes a matrix as "matrix coordinate real general" with 17 significant digits (exact for
+ * doubles); a path ending in ".gz" is written gzip-compressed. */
 SPARSETC_API sparsetc_status_t sparsetc_matrix_write_mtx(sparsetc_handle_t handle, sparsetc_matrix_t matrix,
                                                         const char* path);
 
@@ -198,15 +205,18 @@ SPARSETC_API sparsetc_status_t sparsetc_spgemm_plan_create(sparsetc_handle_t han
                                                           sparsetc_compute_type_t compute_type,
                                                           sparsetc_spgemm_alg_t alg,
                                                           const sparsetc_spgemm_options_t* options);
-/* Computes the pattern of C and returns nnz(C) (a synchronisation point on the GPU backend). */
+/* Computes the pattern of C and returns nnz(C) (a synchronisation point on the GPU backend). With a
+ * drop tolerance, C may end up with fewer entries than this count. */
 SPARSETC_API sparsetc_status_t sparsetc_spgemm_symbolic(sparsetc_spgemm_plan_t plan, int64_t* nnz_c);
 /* Computes the values of C from the current values of A and B (repeatable: call again after
  * sparsetc_matrix_set_values on A or B to recompute with the same pattern).
- * *C == NULL: creates C (CSR, zero-based, int64 offsets, int32 indices when they fit else int64,
- *   the compute type's values, in the operands' memory space); the caller destroys it.
+ * *C == NULL: creates C (CSR with the compute type's values, in the operands' memory space; the
+ *   caller destroys it). Host engine: zero-based, int64 offsets, int32 indices when they fit else
+ *   int64. cuSPARSE path: int32 offsets and indices, in A's index base.
  * *C != NULL: a matrix made by an earlier call on this plan; its values are overwritten. */
 SPARSETC_API sparsetc_status_t sparsetc_spgemm_numeric(sparsetc_spgemm_plan_t plan, sparsetc_matrix_t* C);
-/* Products count of the plan, and bytes of working memory its execution takes at most. */
+/* Products count of the plan (-1 where the algorithm does not count them, as cuSPARSE), and an
+ * estimate of the bytes of working memory its execution takes. */
 SPARSETC_API sparsetc_status_t sparsetc_spgemm_plan_get_estimate(sparsetc_spgemm_plan_t plan, int64_t* products,
                                                                 size_t* memory_bytes);
 SPARSETC_API sparsetc_status_t sparsetc_spgemm_plan_get_alg(sparsetc_spgemm_plan_t plan,

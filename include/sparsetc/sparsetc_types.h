@@ -1,6 +1,6 @@
 /* sparsetc: types, enumerations and option structures of the C ABI.
  *
- * Rules this header keeps (see docs/abi.md):
+ * Rules this header keeps (see docs/architecture.md, "ABI rules"):
  *  - plain C11: fixed-width integers, opaque handles, enumerations with explicit values;
  *  - every enumeration is carried across the ABI as int32_t, so a value added by a later
  *    version can never be undefined behaviour in a binding (Rust, Julia): new values may appear;
@@ -140,7 +140,7 @@ enum sparsetc_backend_e {
 /* ---- how thoroughly inputs are checked when a matrix is created ---- */
 typedef int32_t sparsetc_validation_t;
 enum sparsetc_validation_e {
-  SPARSETC_VALIDATE_NONE = 0,      /* trust the caller */
+  SPARSETC_VALIDATE_NONE = 0,      /* trust the structure (argument checks are still made) */
   SPARSETC_VALIDATE_ARGUMENTS = 1, /* pointers, sizes, enumerations */
   SPARSETC_VALIDATE_STRUCTURE = 2, /* + offsets, index ranges, sorting, duplicates (default) */
   SPARSETC_VALIDATE_VALUES = 3,    /* + NaN and Inf in the values */
@@ -227,8 +227,8 @@ typedef struct sparsetc_analysis_t {
 /* Options of an SpGEMM plan; NULL means defaults. */
 typedef struct sparsetc_spgemm_options_t {
   size_t struct_size;     /* set to sizeof(sparsetc_spgemm_options_t) */
-  double drop_tolerance;  /* entries with |c| <= drop_tolerance are removed; < 0 keeps every entry (default -1) */
-  size_t memory_budget;   /* bytes of working memory the plan may use; 0 means no limit */
+  double drop_tolerance;  /* entries with |c| <= drop_tolerance are removed; < 0 keeps every entry (default -1);
+                             host engine only in this version */
 } sparsetc_spgemm_options_t;
 
 /* Logging callback: level follows spdlog (0 trace … 5 critical). */

@@ -115,6 +115,8 @@ std::unique_ptr<sparsetc_matrix_s> make_matrix(sparsetc_handle_s& handle, const 
     copy_device_to_device(matrix->device_offsets.data(), raw.offsets, bytes.offsets, handle.stream);
     copy_device_to_device(matrix->device_indices.data(), raw.indices, bytes.indices, handle.stream);
     copy_device_to_device(matrix->device_values.data(), raw.values, bytes.values, handle.stream);
+    // The caller may free its arrays as soon as we return: finish reading them.
+    SPARSETC_CUDA_CHECK(cudaStreamSynchronize(handle.stream));
     point_at_device_storage(*matrix);
   }
   return matrix;
@@ -208,6 +210,7 @@ void set_matrix_values(sparsetc_handle_s& handle, sparsetc_matrix_s& matrix, con
             "the new values of a device matrix are not in device memory");
     if (matrix.ownership == SPARSETC_COPY) {
       copy_device_to_device(matrix.device_values.data(), values, bytes, handle.stream);
+      SPARSETC_CUDA_CHECK(cudaStreamSynchronize(handle.stream));  // the caller may free `values` now
     } else {
       matrix.layout.values = values;
     }

@@ -21,8 +21,6 @@ void read_options(const sparsetc_spgemm_options_t* options, SpgemmProblem& p) {
   std::memcpy(&o, options, std::min(options->struct_size, sizeof o));
   if (options->struct_size >= offsetof(sparsetc_spgemm_options_t, drop_tolerance) + sizeof(double))
     p.drop_tolerance = o.drop_tolerance;
-  if (options->struct_size >= offsetof(sparsetc_spgemm_options_t, memory_budget) + sizeof(size_t))
-    p.memory_budget = o.memory_budget;
 }
 
 void check_problem(const SpgemmProblem& p) {

@@ -20,7 +20,6 @@ struct SpgemmProblem {
   sparsetc_matrix_s* B = nullptr;
   sparsetc_compute_type_t compute = SPARSETC_COMPUTE_DEFAULT;  // resolved: 32F or 64F after planning
   double drop_tolerance = -1;
-  size_t memory_budget = 0;
 };
 
 class SpgemmExecutor {

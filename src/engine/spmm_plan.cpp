@@ -43,9 +43,14 @@ sparsetc_compute_type_t resolve_compute(const SpmmProblem& p) {
   return any_f64 ? SPARSETC_COMPUTE_64F : SPARSETC_COMPUTE_32F;
 }
 
-bool same_layout(const sparsetc_dense_s& planned, const sparsetc_dense_s& given) {
-  return planned.rows == given.rows && planned.cols == given.cols && planned.ld == given.ld &&
-         planned.value_type == given.value_type && planned.order == given.order && planned.memory == given.memory;
+// A plan is made for operands of given shapes, types and layouts; executions must keep them.
+void check_planned(const sparsetc_dense_s& planned, const sparsetc_dense_s& given, const char* name) {
+  require(planned.rows == given.rows && planned.cols == given.cols && planned.ld == given.ld,
+          SPARSETC_STATUS_DIMENSION_MISMATCH, name, " is ", shape(given.rows, given.cols), " with ld ", given.ld,
+          "; the plan was made for ", shape(planned.rows, planned.cols), " with ld ", planned.ld);
+  require(planned.value_type == given.value_type && planned.order == given.order && planned.memory == given.memory,
+          SPARSETC_STATUS_TYPE_MISMATCH, name,
+          " differs from the plan's in value type, order or memory space");
 }
 
 }  // namespace
@@ -99,10 +104,8 @@ std::unique_ptr<sparsetc_spmm_plan_s> make_spmm_plan(sparsetc_handle_s& handle, 
 
 void execute_spmm_plan(sparsetc_spmm_plan_s& plan, double alpha, const sparsetc_dense_s& B, double beta,
                        const sparsetc_dense_s& C, void* workspace, size_t workspace_bytes) {
-  require(same_layout(plan.problem.B, B), SPARSETC_STATUS_DIMENSION_MISMATCH,
-          "B does not have the shape, type and layout the plan was made for");
-  require(same_layout(plan.problem.C, C), SPARSETC_STATUS_DIMENSION_MISMATCH,
-          "C does not have the shape, type and layout the plan was made for");
+  check_planned(plan.problem.B, B, "B");
+  check_planned(plan.problem.C, C, "C");
   const bool empty_b = B.rows == 0 || B.cols == 0, empty_c = C.rows == 0 || C.cols == 0;
   require(B.values != nullptr || empty_b, SPARSETC_STATUS_NULL_POINTER, "B has no values");
   require(C.values != nullptr || empty_c, SPARSETC_STATUS_NULL_POINTER, "C has no values");
