@@ -1,6 +1,7 @@
 // Every status code that bad input can reach through the C API, each with its message; and
 // nothing is created (outputs stay NULL) when a call fails.
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <vector>
@@ -271,6 +272,49 @@ TEST_F(Errors, MessageClearsAfterSuccess) {
   EXPECT_FALSE(message_of(h_).empty());
   EXPECT_OK(h_, create(P, J, V));
   EXPECT_TRUE(message_of(h_).empty());
+}
+
+}  // namespace
+
+namespace {
+
+TEST_F(Errors, ExecutionWithOperandsOfAnotherLayout) {
+  sparsetc_matrix_t A = valid();
+  std::vector<double> b(4 * 2), c(3 * 2);
+  std::vector<float> bf(4 * 2);
+  sparsetc_dense_t B = nullptr, C = nullptr, Bf = nullptr, Bwide = nullptr;
+  ASSERT_OK(h_, sparsetc_dense_create(h_, &B, 4, 2, 2, b.data(), SPARSETC_VALUE_F64, SPARSETC_ORDER_ROW,
+                                      SPARSETC_MEMORY_HOST));
+  ASSERT_OK(h_, sparsetc_dense_create(h_, &C, 3, 2, 2, c.data(), SPARSETC_VALUE_F64, SPARSETC_ORDER_ROW,
+                                      SPARSETC_MEMORY_HOST));
+  ASSERT_OK(h_, sparsetc_dense_create(h_, &Bf, 4, 2, 2, bf.data(), SPARSETC_VALUE_F32, SPARSETC_ORDER_ROW,
+                                      SPARSETC_MEMORY_HOST));
+  ASSERT_OK(h_, sparsetc_dense_create(h_, &Bwide, 4, 2, 4, b.data(), SPARSETC_VALUE_F64, SPARSETC_ORDER_COL,
+                                      SPARSETC_MEMORY_HOST));
+  sparsetc_spmm_plan_t plan = nullptr;
+  ASSERT_OK(h_, sparsetc_spmm_plan_create(h_, &plan, SPARSETC_OP_NON_TRANSPOSE, A, B, C, SPARSETC_COMPUTE_DEFAULT,
+                                          SPARSETC_SPMM_ALG_AUTO));
+  expect_failure(sparsetc_spmm_execute(plan, 1.0, Bf, 0.0, C, nullptr, 0), SPARSETC_STATUS_TYPE_MISMATCH, "B");
+  expect_failure(sparsetc_spmm_execute(plan, 1.0, Bwide, 0.0, C, nullptr, 0), SPARSETC_STATUS_DIMENSION_MISMATCH,
+                 "ld 4");
+  EXPECT_OK(h_, sparsetc_spmm_execute(plan, 1.0, B, 0.0, C, nullptr, 0));
+  sparsetc_spmm_plan_destroy(plan);
+  for (auto d : {B, C, Bf, Bwide}) sparsetc_dense_destroy(d);
+  sparsetc_matrix_destroy(A);
+}
+
+TEST(Environment, ValidationLevelByNameOrNumber) {
+  for (auto [text, want] : {std::pair{"values", SPARSETC_VALIDATE_VALUES}, std::pair{"1", SPARSETC_VALIDATE_ARGUMENTS},
+                            std::pair{"bogus", SPARSETC_VALIDATE_STRUCTURE}}) {
+    setenv("SPARSETC_VALIDATE", text, 1);
+    sparsetc_handle_t h = nullptr;
+    ASSERT_EQ(sparsetc_create_with_backend(&h, SPARSETC_BACKEND_CPU, 0), SPARSETC_STATUS_SUCCESS);
+    sparsetc_validation_t level = -1;
+    EXPECT_EQ(sparsetc_get_validation(h, &level), SPARSETC_STATUS_SUCCESS);
+    EXPECT_EQ(level, want) << "SPARSETC_VALIDATE=" << text;
+    sparsetc_destroy(h);
+  }
+  unsetenv("SPARSETC_VALIDATE");
 }
 
 }  // namespace
