@@ -222,6 +222,23 @@ typedef struct sparsetc_analysis_t {
   double density;       /* nnz / (rows * cols) */
   int64_t products;     /* multiplications of A·B (A·A when B is NULL and A is square), else -1 */
   int64_t bandwidth;    /* max |i - j| over stored entries */
+  /* BCSR at the tensor-core block shapes: non-zero blocks, and fill = nnz / (blocks * h * w) */
+  int64_t blocks_16x8;
+  int64_t blocks_16x16;
+  int64_t blocks_8x8;   /* also the number of 8x8 bitmap tiles (tSparse) */
+  double fill_16x8;
+  double fill_16x16;
+  double fill_8x8;
+  /* 8x8 bitmap tiles: density (stored elements / 64) over the non-empty tiles (tSparse, Table 1) */
+  double tile_density_median;
+  double tile_density_mean;
+  double tile_density_std;
+  /* DCSR statistics (Fujiki et al., Eq. 1-2) over vertical strips of strip_width columns */
+  int64_t strip_width;  /* in: strip width, 0 for the default (256); out: the width used */
+  int64_t nonempty_rows;                /* n_nnzrow */
+  double nonempty_rows_per_strip_mean;  /* mean over strips of n_nnzrow_strip */
+  double h_norm;                        /* normalized entropy of the row segments within strips */
+  double ssf;                           /* sparsity skewness function */
 } sparsetc_analysis_t;
 
 /* Options of an SpGEMM plan; NULL means defaults. */

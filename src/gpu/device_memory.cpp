@@ -13,13 +13,18 @@ int cuda_device_count() {
   return count;
 }
 
-DeviceBuffer::DeviceBuffer(size_t bytes, cudaStream_t stream) : bytes_(bytes), stream_(stream) {
+DeviceBuffer::DeviceBuffer(size_t bytes, const GpuContext& context)
+    : bytes_(bytes), stream_(context.stream), allocator_(context.allocator) {
   if (bytes == 0) return;
-  SPARSETC_CUDA_CHECK(cudaMallocAsync(&data_, bytes, stream));
+  if (allocator_) data_ = allocator_->allocate(bytes, stream_);
+  else SPARSETC_CUDA_CHECK(cudaMallocAsync(&data_, bytes, stream_));
 }
 
 DeviceBuffer::~DeviceBuffer() {
-  if (data_) cudaFreeAsync(data_, stream_);  // destructors cannot throw; a failure here is not actionable
+  if (!data_) return;
+  // Destructors cannot throw; a failure to free here is not actionable by the caller.
+  if (allocator_) allocator_->deallocate(data_, bytes_, stream_);
+  else cudaFreeAsync(data_, stream_);
 }
 
 void copy_host_to_device(void* device, const void* host, size_t bytes, cudaStream_t stream) {

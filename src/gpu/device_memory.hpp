@@ -7,16 +7,20 @@
 #include <cstddef>
 #include <utility>
 
+#include "gpu/gpu_context.hpp"
+
 namespace sparsetc::detail {
 
 // Number of usable CUDA devices; 0 without a GPU or driver (never throws).
 int cuda_device_count();
 
-// Owns `bytes` of device memory, allocated ordered on `stream` and released the same way.
+// Owns `bytes` of device memory, allocated ordered on the context's stream (from its allocator,
+// or cudaMallocAsync) and released the same way.
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
-  DeviceBuffer(size_t bytes, cudaStream_t stream);
+  DeviceBuffer(size_t bytes, const GpuContext& context);
+  DeviceBuffer(size_t bytes, cudaStream_t stream) : DeviceBuffer(bytes, GpuContext{stream, nullptr}) {}
   ~DeviceBuffer();
   DeviceBuffer(DeviceBuffer&& other) noexcept { swap(other); }
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
@@ -36,10 +40,12 @@ class DeviceBuffer {
     std::swap(data_, other.data_);
     std::swap(bytes_, other.bytes_);
     std::swap(stream_, other.stream_);
+    std::swap(allocator_, other.allocator_);
   }
   void* data_ = nullptr;
   size_t bytes_ = 0;
   cudaStream_t stream_ = nullptr;
+  DeviceAllocator* allocator_ = nullptr;
 };
 
 void copy_host_to_device(void* device, const void* host, size_t bytes, cudaStream_t stream);
