@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "engine/handle.hpp"
+#include "gpu/device_scope.hpp"
 #include "sparsetc/sparsetc.h"
 
 namespace sparsetc::capi {
@@ -20,6 +21,8 @@ sparsetc_status_t record_failure(sparsetc_handle_s* handle, const char* function
 
 template <typename Body>
 sparsetc_status_t guarded(sparsetc_handle_s* handle, const char* function, Body&& body) noexcept {
+  // The handle's device is current during the call; the caller's is restored after.
+  detail::DeviceScope scope(handle && handle->backend == SPARSETC_BACKEND_GPU ? handle->device : -1);
   try {
     body();
     if (handle) handle->last_error.clear();

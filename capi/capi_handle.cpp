@@ -1,4 +1,6 @@
 // Handle entry points: creation on a backend, stream, validation and threading settings.
+#include <algorithm>
+#include <cstring>
 #include <memory>
 
 #include "capi_guard.hpp"
@@ -26,6 +28,8 @@ std::unique_ptr<sparsetc_handle_s> make_handle(sparsetc_backend_t backend, int32
     handle->backend = SPARSETC_BACKEND_GPU;
     handle->device = device;
     handle->activate();
+    handle->pool = std::make_unique<detail::PoolAllocator>(device);
+    handle->memory.set_source(handle->pool.get());
   }
   SPARSETC_LOG(info, "handle created on the ", handle->backend == SPARSETC_BACKEND_GPU ? "GPU" : "CPU", " backend",
                handle->backend == SPARSETC_BACKEND_GPU ? detail::str(" (device ", device, ")") : std::string());
@@ -111,6 +115,53 @@ sparsetc_status_t sparsetc_set_num_threads(sparsetc_handle_t handle, int32_t thr
     capi::require_pointer(handle, "handle");
     detail::require(threads >= 0, SPARSETC_STATUS_INVALID_VALUE, "threads = ", threads, " is negative");
     handle->threads = threads;
+  });
+}
+
+sparsetc_status_t sparsetc_set_allocator(sparsetc_handle_t handle, const sparsetc_allocator_t* allocator) {
+  return SPARSETC_GUARD(handle, {
+    capi::require_pointer(handle, "handle");
+    detail::require(handle->backend == SPARSETC_BACKEND_GPU, SPARSETC_STATUS_NOT_SUPPORTED,
+                    "the CPU backend allocates no device memory");
+    detail::require(handle->memory.live_allocations() == 0, SPARSETC_STATUS_INVALID_STATE,
+                    "the handle still holds ", handle->memory.live_allocations(),
+                    " device allocations from its current allocator; destroy its matrices and plans first");
+    if (!allocator) {
+      handle->memory.set_source(handle->pool.get());
+      handle->user_allocator.reset();
+      return;
+    }
+    detail::require(allocator->struct_size >= sizeof(sparsetc_allocator_t), SPARSETC_STATUS_INVALID_VALUE,
+                    "allocator->struct_size is ", allocator->struct_size, ", expected sizeof(sparsetc_allocator_t)");
+    capi::require_pointer(reinterpret_cast<const void*>(allocator->allocate), "allocator->allocate");
+    capi::require_pointer(reinterpret_cast<const void*>(allocator->deallocate), "allocator->deallocate");
+    auto user = std::make_unique<detail::CallbackAllocator>(*allocator);
+    handle->memory.set_source(user.get());
+    handle->user_allocator = std::move(user);
+  });
+}
+
+sparsetc_status_t sparsetc_get_memory_stats(sparsetc_handle_t handle, sparsetc_memory_stats_t* stats) {
+  return SPARSETC_GUARD(handle, {
+    capi::require_pointer(handle, "handle");
+    capi::require_pointer(stats, "stats");
+    detail::require(stats->struct_size >= sizeof(size_t), SPARSETC_STATUS_INVALID_VALUE,
+                    "stats->struct_size is not set (set it to sizeof(sparsetc_memory_stats_t))");
+    const bool pooled = handle->pool && !handle->user_allocator;
+    sparsetc_memory_stats_t full{stats->struct_size,
+                                 handle->memory.current_bytes(),
+                                 handle->memory.peak_bytes(),
+                                 handle->memory.allocations(),
+                                 handle->memory.live_allocations(),
+                                 pooled ? int64_t(handle->pool->reserved_bytes()) : 0};
+    std::memcpy(stats, &full, std::min(stats->struct_size, sizeof full));  // append-only
+  });
+}
+
+sparsetc_status_t sparsetc_reset_peak_memory(sparsetc_handle_t handle) {
+  return SPARSETC_GUARD(handle, {
+    capi::require_pointer(handle, "handle");
+    handle->memory.reset_peak();
   });
 }
 

@@ -56,6 +56,14 @@ SPARSETC_API sparsetc_status_t sparsetc_set_duplicates(sparsetc_handle_t handle,
 /* Host threads of the CPU engine's multiplications; 0 (default) means OpenMP's default
  * (OMP_NUM_THREADS, else one per hardware thread). Validation and conversions use the default. */
 SPARSETC_API sparsetc_status_t sparsetc_set_num_threads(sparsetc_handle_t handle, int32_t threads);
+/* Device memory: by default each GPU handle allocates from a stream-ordered pool of its own, which
+ * keeps freed memory cached for the next call. A caller's allocator replaces it (NULL restores the
+ * pool); it can be changed only while the handle holds no device memory
+ * (SPARSETC_STATUS_INVALID_STATE otherwise). NOT_SUPPORTED on the CPU backend. */
+SPARSETC_API sparsetc_status_t sparsetc_set_allocator(sparsetc_handle_t handle, const sparsetc_allocator_t* allocator);
+/* Device memory statistics of the handle (all zero on the CPU backend). */
+SPARSETC_API sparsetc_status_t sparsetc_get_memory_stats(sparsetc_handle_t handle, sparsetc_memory_stats_t* stats);
+SPARSETC_API sparsetc_status_t sparsetc_reset_peak_memory(sparsetc_handle_t handle);
 /* Copies the message of the last failure on this handle (NULL: of this thread's last failure
  * without a handle) into buffer, truncated to buffer_size. Empty after a success. */
 SPARSETC_API sparsetc_status_t sparsetc_get_last_error(sparsetc_handle_t handle, char* buffer,

@@ -248,6 +248,27 @@ typedef struct sparsetc_spgemm_options_t {
                              host engine only in this version */
 } sparsetc_spgemm_options_t;
 
+/* Device memory from the caller (PyTorch, CuPy, RMM pools...). allocate returns 0 on success and
+ * memory usable in the order of `stream` (a cudaStream_t); deallocate gets the pointer, the size
+ * and the stream of its last use. */
+typedef struct sparsetc_allocator_t {
+  size_t struct_size; /* set to sizeof(sparsetc_allocator_t) */
+  void* user_data;
+  int32_t (*allocate)(void* user_data, void** ptr, size_t bytes, void* stream);
+  void (*deallocate)(void* user_data, void* ptr, size_t bytes, void* stream);
+} sparsetc_allocator_t;
+
+/* Device memory of a handle, filled by sparsetc_get_memory_stats. */
+typedef struct sparsetc_memory_stats_t {
+  size_t struct_size;          /* set to sizeof(sparsetc_memory_stats_t) */
+  int64_t current_bytes;       /* held now by the handle's matrices, plans and calls in flight */
+  int64_t peak_bytes;          /* highest current_bytes since creation or the last reset */
+  int64_t allocations;         /* allocations made so far */
+  int64_t live_allocations;    /* allocations not yet released */
+  int64_t pool_reserved_bytes; /* held by the handle's pool from the device, in use or cached
+                                  (0 with the caller's allocator) */
+} sparsetc_memory_stats_t;
+
 /* Logging callback: level follows spdlog (0 trace … 5 critical). */
 typedef void (*sparsetc_log_callback_t)(void* user_data, int32_t level, const char* message);
 

@@ -8,6 +8,9 @@
 
 #include "sparsetc/sparsetc_types.h"
 
+#include "gpu/allocators.hpp"
+#include "gpu/gpu_context.hpp"
+
 namespace sparsetc::detail {
 class CusparseContext;
 }
@@ -21,10 +24,16 @@ struct sparsetc_handle_s {
   int threads = 0;                  // CPU engine threads (0 = all)
   std::string last_error;           // message of the last failure, empty after a success
   std::unique_ptr<sparsetc::detail::CusparseContext> cusparse;  // created at first use
+  // Device memory: the handle's pool, or the caller's allocator, behind the accounting.
+  std::unique_ptr<sparsetc::detail::PoolAllocator> pool;
+  std::unique_ptr<sparsetc::detail::CallbackAllocator> user_allocator;
+  sparsetc::detail::TrackingAllocator memory;
 
   sparsetc_handle_s();
   ~sparsetc_handle_s();
   // Makes the handle's device current for the calling thread (GPU backend only).
   void activate() const;
   sparsetc::detail::CusparseContext& cusparse_context();
+  // Where device work of this handle runs and allocates.
+  sparsetc::detail::GpuContext gpu() { return {stream, &memory}; }
 };

@@ -109,9 +109,9 @@ std::unique_ptr<sparsetc_matrix_s> make_matrix(sparsetc_handle_s& handle, const 
     validate_raw(view.raw, level, handle.duplicates);
   }
   if (ownership == SPARSETC_COPY) {
-    matrix->device_offsets = DeviceBuffer(bytes.offsets, handle.stream);
-    matrix->device_indices = DeviceBuffer(bytes.indices, handle.stream);
-    matrix->device_values = DeviceBuffer(bytes.values, handle.stream);
+    matrix->device_offsets = DeviceBuffer(bytes.offsets, handle.gpu());
+    matrix->device_indices = DeviceBuffer(bytes.indices, handle.gpu());
+    matrix->device_values = DeviceBuffer(bytes.values, handle.gpu());
     copy_device_to_device(matrix->device_offsets.data(), raw.offsets, bytes.offsets, handle.stream);
     copy_device_to_device(matrix->device_indices.data(), raw.indices, bytes.indices, handle.stream);
     copy_device_to_device(matrix->device_values.data(), raw.values, bytes.values, handle.stream);
@@ -175,9 +175,9 @@ std::unique_ptr<sparsetc_matrix_s> copy_matrix_to(sparsetc_handle_s& handle, spa
   }
   require_gpu(handle, "a matrix in device memory");
   copy->device = handle.device;
-  copy->device_offsets = DeviceBuffer(bytes.offsets, handle.stream);
-  copy->device_indices = DeviceBuffer(bytes.indices, handle.stream);
-  copy->device_values = DeviceBuffer(bytes.values, handle.stream);
+  copy->device_offsets = DeviceBuffer(bytes.offsets, handle.gpu());
+  copy->device_indices = DeviceBuffer(bytes.indices, handle.gpu());
+  copy->device_values = DeviceBuffer(bytes.values, handle.gpu());
   auto move = matrix.memory == SPARSETC_MEMORY_HOST ? copy_host_to_device : copy_device_to_device;
   move(copy->device_offsets.data(), matrix.layout.offsets, bytes.offsets, handle.stream);
   move(copy->device_indices.data(), matrix.layout.indices, bytes.indices, handle.stream);

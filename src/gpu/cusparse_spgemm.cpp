@@ -68,9 +68,9 @@ class CusparseSpgemm final : public SpgemmExecutor {
                               SPARSETC_INDEX_32, SPARSETC_INDEX_32, a.base, value_type_};
       out->memory = SPARSETC_MEMORY_DEVICE;
       out->device = handle_.device;
-      out->device_offsets = DeviceBuffer(size_t(a.rows + 1) * sizeof(int32_t), handle_.stream);
-      out->device_indices = DeviceBuffer(size_t(nnz_) * sizeof(int32_t), handle_.stream);
-      out->device_values = DeviceBuffer(size_t(nnz_) * (value_type_ == SPARSETC_VALUE_F64 ? 8 : 4), handle_.stream);
+      out->device_offsets = DeviceBuffer(size_t(a.rows + 1) * sizeof(int32_t), handle_.gpu());
+      out->device_indices = DeviceBuffer(size_t(nnz_) * sizeof(int32_t), handle_.gpu());
+      out->device_values = DeviceBuffer(size_t(nnz_) * (value_type_ == SPARSETC_VALUE_F64 ? 8 : 4), handle_.gpu());
       out->layout.offsets = out->device_offsets.data();
       out->layout.indices = out->device_indices.data();
       out->layout.values = out->device_values.data();
@@ -103,12 +103,12 @@ class CusparseSpgemm final : public SpgemmExecutor {
     size_t bytes1 = 0, bytes2 = 0;
     SPARSETC_CUSPARSE_CHECK(cusparseSpGEMM_workEstimation(h, op, op, one(), a_, b_, zero(), c_, type,
                                                           CUSPARSE_SPGEMM_DEFAULT, descr_, &bytes1, nullptr));
-    buffer1_ = DeviceBuffer(bytes1, handle_.stream);
+    buffer1_ = DeviceBuffer(bytes1, handle_.gpu());
     SPARSETC_CUSPARSE_CHECK(cusparseSpGEMM_workEstimation(h, op, op, one(), a_, b_, zero(), c_, type,
                                                           CUSPARSE_SPGEMM_DEFAULT, descr_, &bytes1, buffer1_.data()));
     SPARSETC_CUSPARSE_CHECK(cusparseSpGEMM_compute(h, op, op, one(), a_, b_, zero(), c_, type, CUSPARSE_SPGEMM_DEFAULT,
                                                    descr_, &bytes2, nullptr));
-    buffer2_ = DeviceBuffer(bytes2, handle_.stream);
+    buffer2_ = DeviceBuffer(bytes2, handle_.gpu());
     SPARSETC_CUSPARSE_CHECK(cusparseSpGEMM_compute(h, op, op, one(), a_, b_, zero(), c_, type, CUSPARSE_SPGEMM_DEFAULT,
                                                    descr_, &bytes2, buffer2_.data()));
     int64_t rows = 0, cols = 0;

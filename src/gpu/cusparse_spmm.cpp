@@ -59,7 +59,7 @@ class CusparseSpmm final : public SpmmExecutor {
   CusparseSpmm(sparsetc_handle_s& handle, const SpmmProblem& problem) : handle_(handle), problem_(problem) {
     compute_ = problem.compute == SPARSETC_COMPUTE_64F ? CUDA_R_64F : CUDA_R_32F;  // tf32: cuSPARSE runs fp32
     // The buffer size depends on shapes and types only; a placeholder pointer stands in for B and C.
-    placeholder_ = DeviceBuffer(256, handle.stream);
+    placeholder_ = DeviceBuffer(256, handle.gpu());
     Descriptors d;
     d.a = describe_sparse(problem.A->layout);
     d.b = describe_dense(problem.B, placeholder_.data());
@@ -80,7 +80,7 @@ class CusparseSpmm final : public SpmmExecutor {
     handle_.activate();
     DeviceBuffer own;
     if (!workspace && buffer_bytes_) {
-      own = DeviceBuffer(buffer_bytes_, handle_.stream);
+      own = DeviceBuffer(buffer_bytes_, handle_.gpu());
       workspace = own.data();
     }
     Descriptors d;

@@ -318,3 +318,18 @@ TEST(Environment, ValidationLevelByNameOrNumber) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(Errors, DeviceMemoryCallsOnTheCpuBackend) {
+  sparsetc_memory_stats_t stats{};
+  stats.struct_size = sizeof stats;
+  EXPECT_OK(h_, sparsetc_get_memory_stats(h_, &stats));
+  EXPECT_EQ(stats.current_bytes, 0);
+  sparsetc_allocator_t a{sizeof(sparsetc_allocator_t), nullptr, nullptr, nullptr};
+  expect_failure(sparsetc_set_allocator(h_, &a), SPARSETC_STATUS_NOT_SUPPORTED, "CPU backend");
+  stats.struct_size = 0;
+  expect_failure(sparsetc_get_memory_stats(h_, &stats), SPARSETC_STATUS_INVALID_VALUE, "struct_size");
+}
+
+}  // namespace
