@@ -2,7 +2,10 @@
 // scheduling are decided in one place.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <exception>
+#include <mutex>
 #include <vector>
 
 #ifdef _OPENMP
@@ -41,6 +44,26 @@ void parallel_chunks(int64_t n, int threads, int64_t chunk, Body&& body) {
     const int64_t end = begin + chunk < n ? begin + chunk : n;
     body(begin, end);
   }
+}
+
+// parallel_chunks whose bodies may throw: the first exception is rethrown after the loop (an
+// exception must not leave an OpenMP region).
+template <typename Body>
+void guarded_chunks(int64_t n, int threads, int64_t chunk, Body&& body) {
+  std::atomic<bool> failed{false};
+  std::exception_ptr error;
+  std::mutex mutex;
+  parallel_chunks(n, threads, chunk, [&](int64_t begin, int64_t end) {
+    if (failed.load(std::memory_order_relaxed)) return;
+    try {
+      body(begin, end);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!error) error = std::current_exception();
+      failed.store(true, std::memory_order_relaxed);
+    }
+  });
+  if (error) std::rethrow_exception(error);
 }
 
 // Elements per chunk of the element-wise loops: large enough to amortise scheduling.

@@ -18,25 +18,6 @@
 namespace sparsetc::detail {
 namespace {
 
-// parallel_chunks whose bodies may throw: the first exception is rethrown after the loop.
-template <typename Body>
-void guarded_chunks(int64_t n, int threads, int64_t chunk, Body&& body) {
-  std::atomic<bool> failed{false};
-  std::exception_ptr error;
-  std::mutex mutex;
-  parallel_chunks(n, threads, chunk, [&](int64_t begin, int64_t end) {
-    if (failed.load(std::memory_order_relaxed)) return;
-    try {
-      body(begin, end);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(mutex);
-      if (!error) error = std::current_exception();
-      failed.store(true, std::memory_order_relaxed);
-    }
-  });
-  if (error) std::rethrow_exception(error);
-}
-
 // Rows per dynamically scheduled chunk: enough chunks per thread to balance skewed rows.
 int64_t row_chunk(int64_t rows, int threads) {
   const int64_t t = resolve_threads(threads);
