@@ -119,4 +119,24 @@ DenseMatrix<V> vbr_to_dense(const VbrMatrix<V>& vbr);
 template <typename V>
 CsrMatrix<V> permute_rows(const CsrMatrix<V>& csr, const std::vector<int64_t>& permutation);
 
+// ---- Internal helpers shared by the host conversions above (tiled_*.cpp, permute.cpp).
+namespace tiled_internal {
+
+// The distinct column blocks (col_idx[k] / width) of the entries of rows [row_begin, row_end) of
+// a CSR structure (columns sorted within each row), in increasing order: written to out[0..count)
+// when out is not null, and counted. Merges the rows' sorted lists: O(entries + blocks * rows),
+// no memory proportional to the number of columns. Callers have checked that blocks fit int32.
+int64_t distinct_column_blocks(const int64_t* row_ptr, const int64_t* col_idx, int64_t row_begin, int64_t row_end,
+                               int64_t width, int32_t* out);
+
+// Throws INVALID_VALUE unless the CSR arrays are consistent (O(1): sizes and end offsets only;
+// the input of a conversion is a canonical, already validated CSR).
+void check_csr_arrays(int64_t rows, int64_t cols, const std::vector<int64_t>& row_ptr, size_t col_count,
+                      size_t value_count, const char* operation);
+
+// Throws SIZE_OVERFLOW when the indices [0, count) do not all fit int32.
+void require_int32_indices(int64_t count, const char* what, const char* operation);
+
+}  // namespace tiled_internal
+
 }  // namespace sparsetc::detail
