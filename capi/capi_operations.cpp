@@ -1,5 +1,7 @@
 // Operation entry points: analysis, SpMM plans and SpGEMM plans.
 #include <algorithm>
+#include <climits>
+#include <cstddef>
 #include <cstring>
 #include <memory>
 
@@ -8,6 +10,8 @@
 #include "engine/matrix.hpp"
 #include "engine/spgemm_plan.hpp"
 #include "engine/spmm_plan.hpp"
+#include "gpu/analysis/gpu_analysis.hpp"
+#include "gpu/convert/gpu_convert.hpp"
 
 using namespace sparsetc;
 
@@ -15,8 +19,65 @@ namespace {
 
 std::shared_ptr<const detail::CsrMatrix<double>> analysis_view(sparsetc_handle_s& handle, sparsetc_matrix_s& m) {
   if (m.memory == SPARSETC_MEMORY_HOST) return detail::canonical_csr<double>(m, m.duplicates);
-  detail::HostView view = detail::host_view(handle, m);  // device analysis runs on the host in this version
+  detail::HostView view = detail::host_view(handle, m);  // a device matrix analysed on the host
   return std::make_shared<const detail::CsrMatrix<double>>(detail::import_csr<double>(view.raw, m.duplicates));
+}
+
+// Device matrices on a GPU handle are analysed on the device (normalised to the canonical device
+// CSR first, which needs 32-bit indices); anything else (host matrices, a mix, huge shapes) on the
+// host. Both engines give the same results (gpu/analysis/gpu_analysis.hpp).
+bool use_device_analysis(const sparsetc_handle_s& handle, const sparsetc_matrix_s& A, const sparsetc_matrix_s* B) {
+  auto fits = [](const sparsetc_matrix_s& m) {
+    return m.memory == SPARSETC_MEMORY_DEVICE && m.layout.rows <= INT32_MAX && m.layout.cols <= INT32_MAX;
+  };
+  return handle.backend == SPARSETC_BACKEND_GPU && fits(A) && (B == nullptr || fits(*B));
+}
+
+detail::Analysis analyze_on_device(sparsetc_handle_s& handle, sparsetc_matrix_s& A, sparsetc_matrix_s* B,
+                                   int64_t strip_width) {
+  const detail::GpuContext context = handle.gpu();
+  // Values are converted to double (exact for every value type); the analysis reads only the structure.
+  const detail::DeviceCsr<double> a = detail::gpu_normalize<double>(A.layout, A.duplicates, context);
+  detail::DeviceCsr<double> b;
+  if (B) b = detail::gpu_normalize<double>(B->layout, B->duplicates, context);
+  const detail::DeviceCsrView<double> a_view = a.view(), b_view = b.view();
+  const detail::DeviceCsrView<double>* other = B ? &b_view : a.rows == a.cols ? &a_view : nullptr;  // A·A
+  return detail::gpu_analyze<double>(a_view, other, strip_width, context);
+}
+
+// True when the caller's struct (struct_size bytes) holds the whole of a field at that offset
+// (structures are append-only: an older caller's struct is a prefix of ours).
+constexpr bool holds(size_t struct_size, size_t offset, size_t size) { return struct_size >= offset + size; }
+
+sparsetc_analysis_t public_analysis(const detail::Analysis& r, size_t struct_size) {
+  sparsetc_analysis_t a{};
+  a.struct_size = struct_size;
+  a.rows = r.rows;
+  a.cols = r.cols;
+  a.nnz = r.nnz;
+  a.empty_rows = r.empty_rows;
+  a.row_length_min = r.row_length_min;
+  a.row_length_max = r.row_length_max;
+  a.row_length_mean = r.row_length_mean;
+  a.row_length_std = r.row_length_std;
+  a.density = r.density;
+  a.products = r.products;
+  a.bandwidth = r.bandwidth;
+  a.blocks_16x8 = r.blocks_16x8;
+  a.blocks_16x16 = r.blocks_16x16;
+  a.blocks_8x8 = r.blocks_8x8;
+  a.fill_16x8 = r.fill_16x8;
+  a.fill_16x16 = r.fill_16x16;
+  a.fill_8x8 = r.fill_8x8;
+  a.tile_density_median = r.tile_density_median;
+  a.tile_density_mean = r.tile_density_mean;
+  a.tile_density_std = r.tile_density_std;
+  a.strip_width = r.strip_width;
+  a.nonempty_rows = r.nonempty_rows;
+  a.nonempty_rows_per_strip_mean = r.nonempty_rows_per_strip_mean;
+  a.h_norm = r.h_norm;
+  a.ssf = r.ssf;
+  return a;
 }
 
 }  // namespace
@@ -29,17 +90,27 @@ sparsetc_status_t sparsetc_analyze(sparsetc_handle_t handle, sparsetc_matrix_t A
     capi::require_pointer(handle, "handle");
     capi::require_pointer(A, "A");
     capi::require_pointer(analysis, "analysis");
-    detail::require(analysis->struct_size >= sizeof(size_t), SPARSETC_STATUS_INVALID_VALUE,
+    const size_t struct_size = analysis->struct_size;
+    detail::require(struct_size >= sizeof(size_t), SPARSETC_STATUS_INVALID_VALUE,
                     "analysis->struct_size is not set (set it to sizeof(sparsetc_analysis_t))");
-    auto a = analysis_view(*handle, *A);
-    std::shared_ptr<const detail::CsrMatrix<double>> b;
-    if (B) b = analysis_view(*handle, *B);
-    else if (a->rows == a->cols) b = a;  // A·A, the SpGEMM users ask about most
-    detail::Analysis r = detail::cpu_analyze<double>(*a, b.get(), handle->threads);
-    sparsetc_analysis_t full{analysis->struct_size, r.rows, r.cols, r.nnz, r.empty_rows, r.row_length_min,
-                             r.row_length_max, r.row_length_mean, r.row_length_std, r.density, r.products,
-                             r.bandwidth};
-    std::memcpy(analysis, &full, std::min(analysis->struct_size, sizeof full));
+    // strip_width is an input, read only when the caller's struct has it (older ones get the default).
+    int64_t strip_width = 0;
+    if (holds(struct_size, offsetof(sparsetc_analysis_t, strip_width), sizeof(int64_t)))
+      strip_width = analysis->strip_width;
+    detail::require(strip_width >= 0, SPARSETC_STATUS_INVALID_VALUE, "analysis->strip_width must be >= 0 (0 for ",
+                    "the default ", detail::kDefaultStripWidth, "), got ", strip_width);
+    detail::Analysis r;
+    if (use_device_analysis(*handle, *A, B)) {
+      r = analyze_on_device(*handle, *A, B, strip_width);
+    } else {
+      auto a = analysis_view(*handle, *A);
+      std::shared_ptr<const detail::CsrMatrix<double>> b;
+      if (B) b = analysis_view(*handle, *B);
+      else if (a->rows == a->cols) b = a;  // A·A, the SpGEMM users ask about most
+      r = detail::cpu_analyze<double>(*a, b.get(), handle->threads, strip_width);
+    }
+    const sparsetc_analysis_t full = public_analysis(r, struct_size);
+    std::memcpy(analysis, &full, std::min(struct_size, sizeof full));  // only the caller's prefix
   });
 }
 

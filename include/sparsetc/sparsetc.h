@@ -237,6 +237,36 @@ SPARSETC_API sparsetc_status_t sparsetc_spgemm(sparsetc_handle_t handle, sparset
                                               sparsetc_compute_type_t compute_type, sparsetc_spgemm_alg_t alg,
                                               sparsetc_matrix_t* C);
 
+/* ======================================================================= reordering */
+
+/* Reorders the rows of A for blocked multiplication (docs/reordering.md). The result is a new CSR
+ * matrix in A's memory space, offset/index types, base and value type, whose row i is row
+ * permutation[i] of A; it remembers the permutation and the groups of the blocking, and every
+ * multiply on it returns its result in A's row order (so it can replace A). Reordering a
+ * reordered matrix composes the permutations. options may be NULL. A device matrix is read
+ * through the host (a synchronisation point); multiplying a reordered device matrix is not
+ * supported in this version. */
+SPARSETC_API sparsetc_status_t sparsetc_matrix_reorder(sparsetc_handle_t handle, sparsetc_matrix_t A,
+                                                      sparsetc_reorder_method_t method,
+                                                      const sparsetc_reorder_options_t* options,
+                                                      sparsetc_matrix_t* reordered);
+/* The permutation of a matrix (rows entries, stored row i = original row permutation[i]; the
+ * identity for a matrix that was never reordered) and its groups: *groups gets their count (0 when
+ * none is recorded), group_ptr the groups + 1 row offsets of the groups. Any output may be NULL:
+ * call once with group_ptr NULL to learn the count. */
+SPARSETC_API sparsetc_status_t sparsetc_matrix_get_permutation(sparsetc_matrix_t matrix, int64_t* permutation,
+                                                              int64_t* groups, int64_t* group_ptr);
+/* Applies a permutation (rows entries, each of 0 .. rows-1 once): result row i is row
+ * permutation[i] of A. The result remembers it like a reordered matrix (no groups), so multiplies
+ * still answer in A's row order. INVALID_VALUE names the first repeated or out-of-range entry. */
+SPARSETC_API sparsetc_status_t sparsetc_matrix_permute_rows(sparsetc_handle_t handle, sparsetc_matrix_t A,
+                                                           const int64_t* permutation, sparsetc_matrix_t* result);
+/* Blocking quality of the matrix's stored row order at block_height x block_width (0: 16 and 8). */
+SPARSETC_API sparsetc_status_t sparsetc_matrix_get_reorder_quality(sparsetc_handle_t handle,
+                                                                  sparsetc_matrix_t matrix, int64_t block_height,
+                                                                  int64_t block_width,
+                                                                  sparsetc_reorder_quality_t* quality);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

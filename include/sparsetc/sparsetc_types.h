@@ -272,6 +272,53 @@ typedef struct sparsetc_memory_stats_t {
 /* Logging callback: level follows spdlog (0 trace … 5 critical). */
 typedef void (*sparsetc_log_callback_t)(void* user_data, int32_t level, const char* message);
 
+/* ---- row reordering (docs/reordering.md) ---- */
+
+/* Methods of sparsetc_matrix_reorder. */
+typedef int32_t sparsetc_reorder_method_t;
+enum sparsetc_reorder_method_e {
+  SPARSETC_REORDER_IDENTITY = 0, /* no permutation; groups of block_height consecutive rows */
+  SPARSETC_REORDER_ONE_SA = 1,   /* 1-SA (Sylos Labini et al.): Jaccard on column-block patterns, density rule */
+  SPARSETC_REORDER_SA = 2,       /* Saad's SA: cosine on exact columns against a group's first row (baseline) */
+  SPARSETC_REORDER_AUTO = 3,     /* 1-SA when it cuts the block count without worsening the balance, else identity */
+  SPARSETC_REORDER_MAX_ = 0x7FFFFFFF
+};
+
+/* Options of sparsetc_matrix_reorder; NULL means defaults, and so does a zero in tau, block_width
+ * and block_height (a zero-initialised struct with struct_size set is the default). */
+typedef struct sparsetc_reorder_options_t {
+  size_t struct_size;         /* set to sizeof(sparsetc_reorder_options_t) */
+  double tau;                 /* similarity threshold in (0, 1]; 0: default 0.5 */
+  int64_t block_width;        /* Δ_W, width of the column partition; 0: default 8 (k of the 16x8 MMA block) */
+  int64_t block_height;       /* h of the blocks measured and padded to; 0: default 16 */
+  int64_t max_group_height;   /* rows per group at most; 0: unlimited (default) */
+  int32_t pad_groups;         /* 1: top every group up to a multiple of block_height with the most similar
+                                 remaining rows (the density guarantee then covers the unpadded part); 0: off */
+  int32_t reserved;           /* set to 0 */
+  double auto_min_reduction;  /* AUTO keeps 1-SA only if it removes more than this fraction of the
+                                 block_height x block_width blocks; default 0 (any reduction) */
+} sparsetc_reorder_options_t;
+
+/* Blocking quality of a matrix, filled by sparsetc_matrix_get_reorder_quality. BCSR figures are for
+ * fixed block_height x block_width blocks over the stored row order; VBR figures are for the
+ * matrix's groups (those of its reordering, else block_height chunks) times column blocks. */
+typedef struct sparsetc_reorder_quality_t {
+  size_t struct_size;               /* set to sizeof(sparsetc_reorder_quality_t) */
+  int64_t block_height;             /* the h x w measured */
+  int64_t block_width;
+  int64_t blocks;                   /* non-zero h x w blocks */
+  double in_block_density;          /* nnz / (blocks * h * w) */
+  int64_t block_rows;               /* ceil(rows / h) */
+  double blocks_per_block_row_mean;
+  double blocks_per_block_row_std;  /* population standard deviation: the load balance of a block-row kernel */
+  int64_t blocks_per_block_row_max;
+  int64_t groups;
+  double mean_group_height;         /* rows / groups */
+  int64_t vbr_blocks;               /* non-zero (group, column block) pairs */
+  double vbr_in_block_density;      /* the 1-SA paper's rho': nnz over the area of those blocks */
+  double vbr_mean_block_height;     /* the 1-SA paper's Δ'_H: mean height of those blocks */
+} sparsetc_reorder_quality_t;
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

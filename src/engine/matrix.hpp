@@ -26,6 +26,12 @@ struct sparsetc_matrix_s {
   // Bumped whenever the values change, so plans know to re-read them.
   uint64_t values_version = 0;
 
+  // Row reordering (src/reorder/): stored row i is original row row_permutation[i]; empty means
+  // the identity (not reordered). Multiplies answer in the original row order. group_ptr: the
+  // groups of the blocking over stored rows (groups + 1 offsets), empty when none is recorded.
+  std::vector<int64_t> row_permutation;
+  std::vector<int64_t> group_ptr;
+
   // Canonical host CSR caches (float and double), built on first use, dropped on set_values.
   std::mutex cache_mutex;
   std::shared_ptr<const sparsetc::detail::CsrMatrix<float>> csr_f32;

@@ -12,6 +12,7 @@
 #include "engine/spgemm_plan.hpp"
 #include "formats/convert.hpp"
 #include "formats/values.hpp"
+#include "reorder/permutation.hpp"
 
 namespace sparsetc::detail {
 namespace {
@@ -61,12 +62,21 @@ class CpuSpgemm final : public SpgemmExecutor {
   }
 
  private:
+  // Reordered operands (src/reorder/) are put back in their original row order first, so C is in
+  // A's original row order (op(A) = A), or its inner dimension matches (op(A) = A^T: A's rows are
+  // the inner dimension; likewise B's rows for op(B) = B, and C's columns for op(B) = B^T).
   void load_operands() {
-    auto a = canonical_csr<V>(*problem_.A, problem_.A->duplicates);
-    auto b = canonical_csr<V>(*problem_.B, problem_.B->duplicates);
+    auto a = original_order(*problem_.A);
+    auto b = original_order(*problem_.B);
     A_ = problem_.op_a == SPARSETC_OP_TRANSPOSE ? std::make_shared<const CsrMatrix<V>>(transpose(*a)) : a;
     B_ = problem_.op_b == SPARSETC_OP_TRANSPOSE ? std::make_shared<const CsrMatrix<V>>(transpose(*b)) : b;
     versions_ = {problem_.A->values_version, problem_.B->values_version};
+  }
+
+  std::shared_ptr<const CsrMatrix<V>> original_order(sparsetc_matrix_s& m) const {
+    auto stored = canonical_csr<V>(m, m.duplicates);
+    if (m.row_permutation.empty()) return stored;
+    return std::make_shared<const CsrMatrix<V>>(reorder::restore_row_order(*stored, m.row_permutation, handle_.threads));
   }
 
   void drop_small(CsrMatrix<V>& c) const {

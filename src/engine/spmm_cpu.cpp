@@ -10,6 +10,7 @@
 #include "engine/spmm_plan.hpp"
 #include "formats/convert.hpp"
 #include "formats/values.hpp"
+#include "reorder/permutation.hpp"
 
 namespace sparsetc::detail {
 namespace {
@@ -54,8 +55,12 @@ class CpuSpmm final : public SpmmExecutor {
 
  private:
   // op(A) as a CSR matrix; A^T is built once per values version, not at every execution.
+  // A reordered A (src/reorder/) is put back in its original row order first: C then comes out in
+  // the original row order, and A^T's columns (the inner dimension of A^T B) match B's rows.
   void load_matrix() {
     auto a = canonical_csr<V>(*problem_.A, problem_.A->duplicates);
+    if (!problem_.A->row_permutation.empty())
+      a = std::make_shared<const CsrMatrix<V>>(reorder::restore_row_order(*a, problem_.A->row_permutation, handle_.threads));
     A_ = problem_.op == SPARSETC_OP_TRANSPOSE ? std::make_shared<const CsrMatrix<V>>(transpose(*a)) : a;
     version_ = problem_.A->values_version;
   }

@@ -67,6 +67,8 @@ std::unique_ptr<sparsetc_spmm_plan_s> make_spmm_plan(sparsetc_handle_s& handle, 
   check_problem(plan->problem);
   plan->problem.compute = resolve_compute(plan->problem);
   const bool on_device = A.memory == SPARSETC_MEMORY_DEVICE;
+  require(!on_device || A.row_permutation.empty(), SPARSETC_STATUS_NOT_SUPPORTED,
+          "reordered device matrices arrive with the tensor-core SpMM (issue 5)");
 
   switch (alg) {
     case SPARSETC_SPMM_ALG_AUTO:

@@ -1,0 +1,344 @@
+// find_block_columns: the distinct column blocks of every row group, in increasing order (the
+// common first half of the BCSR, bitmap-tile and VBR conversions). No sort.
+//
+// One warp per group (grid-stride). The group's rows are merged through a bitmap over a window of
+// 65536 column blocks in the warp's shared memory (8 KB, plus a 256-byte summary with one bit per
+// non-zero word): each row's entries in the window (a prefix of what is left of the row, since
+// rows are sorted) are read 32 at a time, coalesced, and set their bits; then the summary leads
+// to the non-zero words only, whose bits are listed in order (a warp prefix sum of popcounts) and
+// cleared. The next window starts at the smallest column block left in any row, so empty windows
+// are never visited. Cost: every entry read once, plus one 32-wide load per row and window, plus
+// work proportional to the distinct blocks. Lanes that fall in the same bitmap word combine their
+// bits first (a segmented OR by shuffles), so dense rows cost one shared atomic per word, not per
+// entry. Groups of more than 4096 entries (power-law hubs) go to a second kernel instead, one CTA
+// per group with a 64 KB window (524288 column blocks), 256 entries per step. A group's list is
+// written at its first entry's position (it has at most as many blocks as entries); after the scan
+// of the counts (one read back: the total), one warp per group copies its list to block_col.
+#include <algorithm>
+#include <cstdint>
+
+#include "gpu/convert/convert_common.cuh"
+#include "gpu/convert/convert_internal.hpp"
+
+namespace sparsetc::detail::gpuconv {
+namespace {
+
+constexpr int kWords = 2048;                 // bitmap words per warp: 65536 column blocks
+constexpr int kSummary = kWords / 32;        // one summary bit per word
+constexpr uint32_t kNone = 0xFFFFFFFFu;      // "no column block left"
+constexpr int kGroupWarps = 8;
+constexpr int kHeavyWords = 16384;              // heavy groups: 524288 column blocks per window
+constexpr int kHeavySummary = kHeavyWords / 32;
+constexpr int64_t kHeavyEntries = 4096;         // groups with more entries take the CTA kernel
+
+struct Groups {
+  const int64_t* row_ptr;
+  int64_t rows;
+  int height;                 // fixed height, or 0: group_ptr
+  const int64_t* group_ptr;
+  __device__ void range(int64_t g, int64_t& r0, int64_t& r1) const {
+    if (height > 0) {
+      r0 = g * height;
+      r1 = r0 + height < rows ? r0 + height : rows;
+    } else {
+      r0 = group_ptr[g];
+      r1 = group_ptr[g + 1];
+    }
+  }
+};
+
+__device__ __forceinline__ uint32_t warp_min(uint32_t v) { return __reduce_min_sync(kFullMask, v); }
+
+// Sets `bit` of the window for the lanes `inside` (a prefix of the warp, bits non-decreasing):
+// lanes in the same word OR their bits together first (suffix OR within runs of equal words), and
+// the first lane of each run does the two shared-memory atomics.
+__device__ __forceinline__ void set_bits(uint32_t* bits, uint32_t* summary, bool inside, uint32_t bit) {
+  const int lane = threadIdx.x & 31;
+  const uint32_t word = inside ? bit >> 5 : 0xffffffffu;
+  uint32_t mask = inside ? 1u << (bit & 31) : 0u;
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    const uint32_t m = __shfl_down_sync(kFullMask, mask, d);
+    const uint32_t w = __shfl_down_sync(kFullMask, word, d);
+    if (lane + d < 32 && w == word) mask |= m;
+  }
+  const uint32_t before = __shfl_up_sync(kFullMask, word, 1);
+  if (inside && (lane == 0 || before != word)) {
+    atomicOr(bits + word, mask);
+    atomicOr(summary + (word >> 5), 1u << (word & 31));
+  }
+}
+
+__global__ void __launch_bounds__(kGroupWarps * 32)
+    distinct_blocks_kernel(Groups groups_of, int64_t groups, const int32_t* __restrict__ col_idx, uint32_t width,
+                           int64_t* __restrict__ row_cursor, uint32_t* __restrict__ list, int64_t* __restrict__ counts) {
+  extern __shared__ uint32_t shared_bits[];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  uint32_t* bits = shared_bits + warp * (kWords + kSummary);
+  uint32_t* summary = bits + kWords;
+  for (int i = lane; i < kWords + kSummary; i += 32) bits[i] = 0;
+  __syncwarp();
+  const int64_t* row_ptr = groups_of.row_ptr;
+  const int64_t warps = int64_t(gridDim.x) * kGroupWarps;
+  for (int64_t g = int64_t(blockIdx.x) * kGroupWarps + warp; g < groups; g += warps) {
+    int64_t r0, r1;
+    groups_of.range(g, r0, r1);
+    const int64_t nrows = r1 - r0, first_entry = row_ptr[r0];
+    if (row_ptr[r1] - first_entry > kHeavyEntries) continue;  // distinct_blocks_heavy_kernel's
+    const bool tall = nrows > 32;  // cursors in row_cursor instead of lane registers
+    // The lane's row (short groups): its cursor and end.
+    int64_t cur = 0, end = 0;
+    uint32_t next = kNone;
+    if (!tall) {
+      if (lane < nrows) {
+        cur = row_ptr[r0 + lane];
+        end = row_ptr[r0 + lane + 1];
+        if (cur < end) next = uint32_t(col_idx[cur]) / width;
+      }
+    } else {
+      for (int64_t r = r0 + lane; r < r1; r += 32) {
+        const int64_t c = row_ptr[r];
+        row_cursor[r] = c;
+        if (c < row_ptr[r + 1]) next = min(next, uint32_t(col_idx[c]) / width);
+      }
+    }
+    uint32_t w0 = warp_min(next);
+    int64_t count = 0;
+    while (w0 != kNone) {
+      const uint64_t w1 = uint64_t(w0) + uint64_t(kWords) * 32;  // window [w0, w1)
+      uint32_t following = kNone;                                // smallest column block at or past w1
+      for (int64_t batch = 0; batch < nrows; batch += 32) {
+        int64_t bcur = cur, bend = end;
+        const int64_t my_row = r0 + batch + lane;
+        if (tall) {
+          bcur = my_row < r1 ? row_cursor[my_row] : 0;
+          bend = my_row < r1 ? row_ptr[my_row + 1] : 0;
+        }
+        const int in_batch = int(nrows - batch < 32 ? nrows - batch : 32);
+        for (int rr = 0; rr < in_batch; ++rr) {
+          int64_t c = __shfl_sync(kFullMask, bcur, rr);
+          const int64_t e = __shfl_sync(kFullMask, bend, rr);
+          uint32_t row_next;
+          while (true) {
+            const int64_t k = c + lane;
+            const uint32_t bc = k < e ? uint32_t(__ldg(col_idx + k)) / width : kNone;
+            const bool inside = k < e && uint64_t(bc) < w1;
+            set_bits(bits, summary, inside, bc - w0);
+            const int n = __popc(__ballot_sync(kFullMask, inside));  // a prefix: rows are sorted
+            c += n;
+            if (n < 32) {
+              row_next = __shfl_sync(kFullMask, bc, n);
+              break;
+            }
+          }
+          if (lane == rr) bcur = c;
+          following = min(following, row_next);
+        }
+        if (tall) {
+          if (my_row < r1) row_cursor[my_row] = bcur;
+        } else {
+          cur = bcur;
+        }
+      }
+      __syncwarp();
+      // List the window's blocks in order: the summary words in two rounds of 32 lanes.
+      for (int round = 0; round < kSummary / 32; ++round) {
+        const int s = round * 32 + lane;
+        const uint32_t words = summary[s];
+        int mine = 0;
+        for (uint32_t t = words; t; t &= t - 1) mine += __popc(bits[s * 32 + __ffs(t) - 1]);
+        int inclusive = mine;
+#pragma unroll
+        for (int offset = 1; offset < 32; offset <<= 1) {
+          const int v = __shfl_up_sync(kFullMask, inclusive, offset);
+          if (lane >= offset) inclusive += v;
+        }
+        int64_t out = first_entry + count + (inclusive - mine);
+        for (uint32_t t = words; t; t &= t - 1) {
+          const int wd = s * 32 + __ffs(t) - 1;
+          uint32_t word = bits[wd];
+          bits[wd] = 0;
+          const uint32_t base = w0 + uint32_t(wd) * 32;
+          for (; word; word &= word - 1) list[out++] = base + uint32_t(__ffs(word) - 1);
+        }
+        summary[s] = 0;
+        count += __shfl_sync(kFullMask, inclusive, 31);
+      }
+      __syncwarp();
+      w0 = following;
+    }
+    if (lane == 0) counts[g] = count;
+  }
+}
+
+// Groups of more than kHeavyEntries entries, one CTA each (the list of them and its length come
+// from cub::DeviceSelect on the device). Same algorithm as distinct_blocks_kernel with the CTA's
+// 256 threads on each row and a 64 KB window; the listing is a CTA prefix sum.
+__global__ void __launch_bounds__(kThreads)
+    distinct_blocks_heavy_kernel(Groups groups_of, const int64_t* __restrict__ which,
+                                 const int64_t* __restrict__ which_count, const int32_t* __restrict__ col_idx,
+                                 uint32_t width, int64_t* __restrict__ row_cursor, uint32_t* __restrict__ list,
+                                 int64_t* __restrict__ counts) {
+  using Scan = cubns::BlockScan<int, kThreads>;
+  extern __shared__ uint32_t shared_bits[];
+  __shared__ typename Scan::TempStorage scan_temp;
+  __shared__ uint32_t shared_min, shared_next;
+  uint32_t* bits = shared_bits;
+  uint32_t* summary = bits + kHeavyWords;
+  const int tid = threadIdx.x;
+  for (int i = tid; i < kHeavyWords + kHeavySummary; i += kThreads) bits[i] = 0;
+  const int64_t* row_ptr = groups_of.row_ptr;
+  const int64_t heavy = *which_count;
+  for (int64_t m = blockIdx.x; m < heavy; m += gridDim.x) {
+    const int64_t g = which[m];
+    int64_t r0, r1;
+    groups_of.range(g, r0, r1);
+    const int64_t first_entry = row_ptr[r0];
+    if (tid == 0) shared_min = kNone;
+    __syncthreads();
+    uint32_t next = kNone;
+    for (int64_t r = r0 + tid; r < r1; r += kThreads) {
+      const int64_t c = row_ptr[r];
+      row_cursor[r] = c;
+      if (c < row_ptr[r + 1]) next = min(next, uint32_t(col_idx[c]) / width);
+    }
+    atomicMin(&shared_min, next);
+    __syncthreads();
+    uint32_t w0 = shared_min;
+    int64_t count = 0;
+    while (w0 != kNone) {
+      const uint64_t w1 = uint64_t(w0) + uint64_t(kHeavyWords) * 32;
+      uint32_t following = kNone;
+      for (int64_t r = r0; r < r1; ++r) {
+        int64_t c = row_cursor[r];
+        const int64_t e = row_ptr[r + 1];
+        while (true) {
+          const int64_t k = c + tid;
+          const uint32_t bc = k < e ? uint32_t(__ldg(col_idx + k)) / width : kNone;
+          const bool inside = k < e && uint64_t(bc) < w1;
+          set_bits(bits, summary, inside, bc - w0);
+          const int n = __syncthreads_count(inside);  // a prefix: rows are sorted
+          if (tid == n) shared_next = bc;
+          __syncthreads();
+          c += n;
+          if (n < kThreads) break;
+        }
+        following = min(following, shared_next);
+        if (tid == 0) row_cursor[r] = c;
+      }
+      __syncthreads();
+      // List the window's blocks: thread t owns summary words 2t and 2t + 1 (bit words 64t ..).
+      int mine = 0;
+      for (int s = 2 * tid; s < 2 * tid + 2; ++s)
+        for (uint32_t t = summary[s]; t; t &= t - 1) mine += __popc(bits[s * 32 + __ffs(t) - 1]);
+      int offset = 0, window_total = 0;
+      Scan(scan_temp).ExclusiveSum(mine, offset, window_total);
+      int64_t out = first_entry + count + offset;
+      for (int s = 2 * tid; s < 2 * tid + 2; ++s) {
+        for (uint32_t t = summary[s]; t; t &= t - 1) {
+          const int wd = s * 32 + __ffs(t) - 1;
+          uint32_t word = bits[wd];
+          bits[wd] = 0;
+          const uint32_t base = w0 + uint32_t(wd) * 32;
+          for (; word; word &= word - 1) list[out++] = base + uint32_t(__ffs(word) - 1);
+        }
+        summary[s] = 0;
+      }
+      count += window_total;
+      __syncthreads();
+      w0 = following;
+    }
+    if (tid == 0) counts[g] = count;
+    __syncthreads();
+  }
+}
+
+struct IsHeavy {
+  Groups groups_of;
+  __device__ bool operator()(int64_t g) const {
+    int64_t r0, r1;
+    groups_of.range(g, r0, r1);
+    return groups_of.row_ptr[r1] - groups_of.row_ptr[r0] > kHeavyEntries;
+  }
+};
+
+// One warp per group: its list to block_col (and the group of each block).
+__global__ void __launch_bounds__(kThreads)
+    copy_lists_kernel(Groups groups_of, int64_t groups, const uint32_t* __restrict__ list,
+                      const int64_t* __restrict__ block_ptr, int32_t* __restrict__ block_col,
+                      int32_t* __restrict__ block_group) {
+  const int lane = threadIdx.x & 31;
+  const int64_t warps = int64_t(gridDim.x) * kWarps;
+  for (int64_t g = int64_t(blockIdx.x) * kWarps + (threadIdx.x >> 5); g < groups; g += warps) {
+    int64_t r0, r1;
+    groups_of.range(g, r0, r1);
+    const int64_t from = groups_of.row_ptr[r0], b0 = block_ptr[g], n = block_ptr[g + 1] - b0;
+    for (int64_t k = lane; k < n; k += 32) {
+      block_col[b0 + k] = int32_t(list[from + k]);
+      if (block_group) block_group[b0 + k] = int32_t(g);
+    }
+  }
+}
+
+unsigned warp_grid(int64_t items, int warps_per_cta) {
+  const int64_t ctas = (items + warps_per_cta - 1) / warps_per_cta;
+  return unsigned(std::min<int64_t>(std::max<int64_t>(ctas, 1), 65536));
+}
+
+}  // namespace
+
+BlockColumns find_block_columns(const int64_t* row_ptr, const int32_t* col_idx, int64_t rows, int64_t cols,
+                                int64_t nnz, int fixed_height, const int64_t* d_group_ptr, int64_t groups, int64_t max_group_rows,
+                                int64_t block_width, bool with_groups, const GpuContext& context) {
+  require(block_width >= 1, SPARSETC_STATUS_INVALID_VALUE, "block width ", block_width, " must be positive");
+  const int64_t column_blocks = (cols + block_width - 1) / block_width;
+  require(column_blocks < int64_t(kNone) && column_blocks <= kMaxInt32 + int64_t(1), SPARSETC_STATUS_SIZE_OVERFLOW,
+          column_blocks, " column blocks do not fit 32-bit indices");
+  BlockColumns result;
+  result.groups = groups;
+  result.block_ptr = buffer_of<int64_t>(groups + 1, context);
+  const Groups groups_of{row_ptr, rows, fixed_height, d_group_ptr};
+  DeviceBuffer counts = buffer_of<int64_t>(groups, context);
+  DeviceBuffer list = buffer_of<uint32_t>(nnz, context);
+  // row cursors for groups of more than 32 rows and for the heavy kernel
+  DeviceBuffer cursors = buffer_of<int64_t>(max_group_rows > 32 || nnz > kHeavyEntries ? rows : 0, context);
+  if (groups > 0) {
+    const size_t shared = size_t(kGroupWarps) * (kWords + kSummary) * sizeof(uint32_t);
+    SPARSETC_CUDA_CHECK(cudaFuncSetAttribute(distinct_blocks_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             int(shared)));
+    distinct_blocks_kernel<<<warp_grid(groups, kGroupWarps), kGroupWarps * 32, shared, context.stream>>>(
+        groups_of, groups, col_idx, uint32_t(block_width), cursors.as<int64_t>(), list.as<uint32_t>(),
+        counts.as<int64_t>());
+    SPARSETC_CUDA_CHECK_LAUNCH();
+    if (nnz > kHeavyEntries) {  // groups above kHeavyEntries, found and counted on the device
+      DeviceBuffer heavy = buffer_of<int64_t>(groups + 1, context);
+      int64_t* heavy_count = heavy.as<int64_t>() + groups;
+      run_cub("cub::DeviceSelect::If", context, [&](void* temp, size_t& bytes) {
+        return cubns::DeviceSelect::If(temp, bytes, thrustns::counting_iterator<int64_t>(0), heavy.as<int64_t>(),
+                                       heavy_count, groups, IsHeavy{groups_of}, context.stream);
+      });
+      const size_t heavy_shared = size_t(kHeavyWords + kHeavySummary) * sizeof(uint32_t);
+      SPARSETC_CUDA_CHECK(cudaFuncSetAttribute(distinct_blocks_heavy_kernel,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(heavy_shared)));
+      const int64_t most = std::min<int64_t>(groups, nnz / kHeavyEntries + 1);
+      distinct_blocks_heavy_kernel<<<unsigned(std::min<int64_t>(most, 1024)), kThreads, heavy_shared,
+                                     context.stream>>>(groups_of, heavy.as<const int64_t>(), heavy_count, col_idx,
+                                                       uint32_t(block_width), cursors.as<int64_t>(),
+                                                       list.as<uint32_t>(), counts.as<int64_t>());
+      SPARSETC_CUDA_CHECK_LAUNCH();
+    }
+  }
+  exclusive_scan_total(counts.as<const int64_t>(), result.block_ptr.as<int64_t>(), groups, context);
+  result.blocks = read_back(result.block_ptr.as<const int64_t>() + groups, context.stream);
+  result.block_col = buffer_of<int32_t>(result.blocks, context);
+  if (with_groups) result.block_group = buffer_of<int32_t>(result.blocks, context);
+  if (result.blocks > 0) {
+    copy_lists_kernel<<<warp_grid(groups, kWarps), kThreads, 0, context.stream>>>(
+        groups_of, groups, list.as<const uint32_t>(), result.block_ptr.as<const int64_t>(),
+        result.block_col.as<int32_t>(), with_groups ? result.block_group.as<int32_t>() : nullptr);
+    SPARSETC_CUDA_CHECK_LAUNCH();
+  }
+  return result;
+}
+
+}  // namespace sparsetc::detail::gpuconv

@@ -1,0 +1,212 @@
+// Shared pieces of the GPU conversions (.cu files only): launch sizing, CUB calls with their
+// temporary storage, typed device buffers, read-backs, and the merge-path walk over CSR entries.
+#pragma once
+
+#include <cub/cub.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
+#include <cstdint>
+#include <utility>
+
+#include "core/error.hpp"
+#include "gpu/cuda_check.hpp"
+#include "gpu/device_memory.hpp"
+#include "gpu/gpu_context.hpp"
+
+namespace sparsetc::detail::gpuconv {
+
+namespace cubns = CUB_NS_QUALIFIER;
+namespace thrustns = THRUST_NS_QUALIFIER;
+
+constexpr int kThreads = 256;                 // threads per CTA of every kernel here
+constexpr int kWarps = kThreads / 32;         // warps per CTA
+constexpr unsigned kFullMask = 0xFFFFFFFFu;
+constexpr int64_t kMaxInt32 = 2147483647;
+
+// CTAs to cover `work` items at `per_cta` items per CTA.
+inline unsigned ctas_for(int64_t work, int64_t per_cta) {
+  const int64_t ctas = (work + per_cta - 1) / per_cta;
+  require(ctas <= kMaxInt32, SPARSETC_STATUS_SIZE_OVERFLOW, "GPU conversion: ", work, " items exceed one launch");
+  return unsigned(ctas > 0 ? ctas : 1);
+}
+
+// A device buffer of n elements of T (no allocation for n == 0).
+template <typename T>
+DeviceBuffer buffer_of(int64_t n, const GpuContext& context) {
+  return DeviceBuffer(size_t(n > 0 ? n : 0) * sizeof(T), context);
+}
+
+inline void check_cub(cudaError_t status, const char* what, const char* file, int line) {
+  if (status != cudaSuccess) throw_cuda_error(status, what, file, line);
+}
+#define SPARSETC_CUB_CHECK(call, what) ::sparsetc::detail::gpuconv::check_cub((call), what, __FILE__, __LINE__)
+
+// Runs a CUB device algorithm twice: once for the temporary size, once for real. `call(temp,
+// bytes)` returns the algorithm's cudaError_t.
+template <typename Call>
+void run_cub(const char* what, const GpuContext& context, Call&& call) {
+  size_t bytes = 0;
+  SPARSETC_CUB_CHECK(call(nullptr, bytes), what);
+  DeviceBuffer temp(bytes > 0 ? bytes : 16, context);
+  SPARSETC_CUB_CHECK(call(temp.data(), bytes), what);
+}
+
+// out[n] = out[n - 1] + in[n - 1]: the total after an exclusive scan of n elements.
+template <typename T>
+__global__ void __launch_bounds__(kThreads) set_last_kernel(int64_t* out, int64_t n, const T* in, const int64_t* scanned) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) out[n] = (n > 0 ? scanned[n - 1] + int64_t(in[n - 1]) : 0);
+}
+
+// out[i] = sum of in[0..i) for i in [0, n], int64 accumulation; out has n + 1 elements.
+template <typename T>
+void exclusive_scan_total(const T* in, int64_t* out, int64_t n, const GpuContext& context) {
+  if (n > 0) {
+    run_cub("cub::DeviceScan::ExclusiveScan", context, [&](void* temp, size_t& bytes) {
+      return cubns::DeviceScan::ExclusiveScan(temp, bytes, in, out, ::cuda::std::plus<>{}, int64_t(0), n,
+                                              context.stream);
+    });
+  }
+  set_last_kernel<T><<<1, 32, 0, context.stream>>>(out, n, in, out);
+  SPARSETC_CUDA_CHECK_LAUNCH();
+}
+
+// Reads one value back (a synchronisation point).
+template <typename T>
+T read_back(const T* device, cudaStream_t stream) {
+  T host{};
+  copy_device_to_host(&host, device, sizeof(T), stream);
+  return host;
+}
+
+template <typename T>
+void zero(T* device, int64_t n, cudaStream_t stream) {
+  if (n > 0) SPARSETC_CUDA_CHECK(cudaMemsetAsync(device, 0, size_t(n) * sizeof(T), stream));
+}
+
+// The first x in [lo, hi] with row_end(x) > diagonal - x - 1: the rows consumed before `diagonal`
+// on the merge path of (row ends, entry numbers), rows first on ties.
+template <typename RowEnd>
+__device__ __forceinline__ int64_t merge_path_rows(int64_t diagonal, int64_t lo, int64_t hi, int64_t first_entry,
+                                                   RowEnd row_end) {
+  while (lo < hi) {
+    const int64_t mid = (lo + hi) >> 1;
+    if (row_end(mid) <= first_entry + (diagonal - mid) - 1) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// Visits every entry j of a CSR structure once with its row i: f(j, i). Each CTA takes kThreads *
+// ITEMS steps of the merge path of (row ends, entries), so long rows, empty rows and skew cost the
+// same per CTA: it finds its corners with two global searches, stages its row ends in shared
+// memory, lets each thread walk ITEMS steps there to record the row of each of the tile's entries,
+// then calls f with consecutive threads on consecutive entries (coalesced accesses in f).
+template <int ITEMS, typename F>
+__global__ void __launch_bounds__(kThreads)
+    entry_rows_kernel(const int64_t* __restrict__ row_ptr, int64_t rows, int64_t nnz, F f) {
+  constexpr int kPath = kThreads * ITEMS;
+  __shared__ int64_t row_end[kPath + 1];
+  __shared__ int32_t entry_row[kPath];
+  __shared__ int64_t corner[4];
+  const int64_t total = rows + nnz;
+  const int64_t d0 = int64_t(blockIdx.x) * kPath;
+  const int64_t d1 = d0 + kPath < total ? d0 + kPath : total;
+  if (threadIdx.x < 2) {
+    const int64_t d = threadIdx.x == 0 ? d0 : d1;
+    const int64_t x = merge_path_rows(d, d > nnz ? d - nnz : 0, d < rows ? d : rows, 0,
+                                      [&](int64_t r) { return __ldg(row_ptr + r + 1); });
+    corner[2 * threadIdx.x] = x;
+    corner[2 * threadIdx.x + 1] = d - x;
+  }
+  __syncthreads();
+  const int64_t i0 = corner[0], j0 = corner[1], i1 = corner[2], j1 = corner[3];
+  const int64_t last_row = i1 < rows ? i1 : rows - 1;  // rows i0 .. last_row meet this tile
+  const int row_count = int(last_row - i0 + 1);
+  for (int r = threadIdx.x; r < row_count; r += kThreads) row_end[r] = __ldg(row_ptr + i0 + r + 1);
+  __syncthreads();
+  const int64_t local = int64_t(threadIdx.x) * ITEMS, steps = d1 - d0, entries = j1 - j0, consumed = i1 - i0;
+  if (local < steps) {
+    int64_t i = merge_path_rows(local, local > entries ? local - entries : 0, local < consumed ? local : consumed, j0,
+                                [&](int64_t r) { return row_end[r]; });
+    int64_t j = j0 + local - i;
+    const int64_t end = local + ITEMS < steps ? local + ITEMS : steps;
+    for (int64_t d = local; d < end; ++d) {
+      if (i0 + i < rows && row_end[i] <= j) {
+        ++i;
+      } else {
+        entry_row[j - j0] = int32_t(i);
+        ++j;
+      }
+    }
+  }
+  __syncthreads();
+  for (int e = threadIdx.x; e < entries; e += kThreads) f(j0 + e, i0 + entry_row[e]);
+}
+
+template <typename F>
+void for_each_entry_with_row(const int64_t* row_ptr, int64_t rows, int64_t nnz, const GpuContext& context, F f) {
+  constexpr int kItems = 8;
+  if (nnz == 0) return;
+  entry_rows_kernel<kItems><<<ctas_for(rows + nnz, int64_t(kThreads) * kItems), kThreads, 0, context.stream>>>(
+      row_ptr, rows, nnz, f);
+  SPARSETC_CUDA_CHECK_LAUNCH();
+}
+
+// Grid-stride loop over [0, n): f(i).
+template <typename F>
+__global__ void __launch_bounds__(kThreads) for_each_kernel(int64_t n, F f) {
+  for (int64_t i = int64_t(blockIdx.x) * kThreads + threadIdx.x; i < n; i += int64_t(gridDim.x) * kThreads) f(i);
+}
+
+template <typename F>
+void for_each_index(int64_t n, const GpuContext& context, F f) {
+  if (n <= 0) return;
+  const int64_t per_cta = int64_t(kThreads) * 4;
+  const int64_t ctas = (n + per_cta - 1) / per_cta;
+  for_each_kernel<<<unsigned(ctas < 65536 * 8 ? ctas : 65536 * 8), kThreads, 0, context.stream>>>(n, f);
+  SPARSETC_CUDA_CHECK_LAUNCH();
+}
+
+// The first position in [lo, hi) of a sorted array whose value is >= key (hi when none).
+template <typename T, typename K>
+__device__ __forceinline__ int64_t lower_bound(const T* a, int64_t lo, int64_t hi, K key) {
+  while (lo < hi) {
+    const int64_t mid = (lo + hi) >> 1;
+    if (a[mid] < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// The last position p in [lo, hi) with a[p] <= key, for a[lo] <= key (group of a block, row of an entry).
+template <typename T, typename K>
+__device__ __forceinline__ int64_t last_not_above(const T* a, int64_t lo, int64_t hi, K key) {
+  while (hi - lo > 1) {
+    const int64_t mid = (lo + hi) >> 1;
+    if (a[mid] <= key) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// Number of bits needed for values in [0, n) (0 for n <= 1).
+inline int bits_for(uint64_t n) {
+  int bits = 0;
+  while (bits < 64 && (uint64_t(1) << bits) < n) ++bits;
+  return bits;
+}
+
+// Positions p in [0, n) where pred(p) holds, increasing, into out (int64); returns their count
+// (read back: a synchronisation point).
+template <typename Pred>
+int64_t select_positions(int64_t n, Pred pred, int64_t* out, const GpuContext& context) {
+  if (n <= 0) return 0;
+  DeviceBuffer count(sizeof(int64_t), context);
+  run_cub("cub::DeviceSelect::If", context, [&](void* temp, size_t& bytes) {
+    return cubns::DeviceSelect::If(temp, bytes, thrustns::counting_iterator<int64_t>(0), out, count.as<int64_t>(), n,
+                                   pred, context.stream);
+  });
+  return read_back(count.as<int64_t>(), context.stream);
+}
+
+}  // namespace sparsetc::detail::gpuconv

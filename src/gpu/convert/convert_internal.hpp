@@ -1,0 +1,35 @@
+// Building blocks shared by the GPU conversions (declarations only; no CUDA device headers).
+#pragma once
+
+#include <cstdint>
+
+#include "gpu/device_memory.hpp"
+#include "gpu/gpu_context.hpp"
+
+namespace sparsetc::detail::gpuconv {
+
+// Transposes a compressed structure of `outer` lists over `inner` indices (CSR -> CSC, or CSC ->
+// CSR): out_ptr (int64, inner + 1), out_idx (int32, nnz), out_val (V, nnz), each output list sorted.
+// Requires outer and inner <= 2^31 - 1 and nnz <= 2^33 - 1. Deterministic; no synchronisation.
+template <typename V>
+void transpose_compressed(int64_t outer, int64_t inner, int64_t nnz, const int64_t* ptr, const int32_t* idx,
+                          const V* val, DeviceBuffer& out_ptr, DeviceBuffer& out_idx, DeviceBuffer& out_val,
+                          const GpuContext& context);
+
+// The blocks of a CSR cut into row groups (fixed height, or the partition group_ptr) and column
+// blocks of `block_width`: for each group, its distinct column blocks in increasing order.
+struct BlockColumns {
+  int64_t groups = 0, blocks = 0;
+  DeviceBuffer block_ptr;    // int64, groups + 1: the blocks of each group
+  DeviceBuffer block_col;    // int32, blocks: column block, increasing within a group
+  DeviceBuffer block_group;  // int32, blocks: the group of each block (when asked for)
+};
+
+// fixed_height > 0: groups of fixed_height rows (the last one partial); otherwise d_group_ptr
+// (device, groups + 1 row boundaries) with max_group_rows the tallest group. Requires
+// column blocks < 2^32 - 1. One synchronisation point (the block count is read back).
+BlockColumns find_block_columns(const int64_t* row_ptr, const int32_t* col_idx, int64_t rows, int64_t cols,
+                                int64_t nnz, int fixed_height, const int64_t* d_group_ptr, int64_t groups, int64_t max_group_rows,
+                                int64_t block_width, bool with_groups, const GpuContext& context);
+
+}  // namespace sparsetc::detail::gpuconv

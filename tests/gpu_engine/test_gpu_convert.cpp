@@ -1,0 +1,770 @@
+// GPU format conversions against the host references, with exact equality of every array (values
+// compared bit for bit): CSR <-> CSC, BCSR (16x8, 16x16, 8x8 and odd shapes), 8x8 bitmap tiles,
+// DCSR, tiled DCSR, VBR and row permutation on generated matrices (band, Poisson stencils, R-MAT,
+// uniform, scrambled blocks) with odd sizes, fresh random matrices with empty rows, empty matrices,
+// a row of 100k entries and a block row of thousands of blocks, and the real matrices of
+// matrix_dir() when present; normalisation of user arrays (CSR/CSC/COO, int32/int64 offsets and
+// indices, base 0/1, f64/f32/f16/bf16 values, COO duplicates summed or reported) against
+// import_csr; and value rounding (f16/bf16/f32/f64, values at the rounding and overflow edges,
+// NaN payloads) against store_values, with the out-of-range count. Skips without a device.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/half.hpp"
+#include "formats/convert.hpp"
+#include "formats/raw.hpp"
+#include "formats/tiled.hpp"
+#include "formats/values.hpp"
+#include "gen/generators.hpp"
+#include "gpu/convert/gpu_convert.hpp"
+#include "gpu/device_memory.hpp"
+#include "io/matrix_market.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+namespace sd = sparsetc::detail;
+using sd::CsrMatrix;
+using sd::DeviceBuffer;
+using sd::GpuContext;
+
+#define SKIP_WITHOUT_DEVICE()                              \
+  do {                                                     \
+    int n = 0;                                             \
+    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) { \
+      cudaGetLastError();                                  \
+      GTEST_SKIP() << "no CUDA device";                    \
+    }                                                      \
+  } while (0)
+
+// A stream of its own, so the conversions are checked off the legacy default stream.
+struct Stream {
+  cudaStream_t stream = nullptr;
+  Stream() { EXPECT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess); }
+  ~Stream() { cudaStreamDestroy(stream); }
+  GpuContext context() const { return GpuContext{stream, nullptr}; }
+};
+
+// ---- exact comparison
+
+template <typename T>
+::testing::AssertionResult same(const char* what, const std::vector<T>& got, const std::vector<T>& want) {
+  if (got.size() != want.size())
+    return ::testing::AssertionFailure() << what << ": " << got.size() << " elements, want " << want.size();
+  for (size_t i = 0; i < got.size(); ++i)
+    if (std::memcmp(&got[i], &want[i], sizeof(T)) != 0)
+      return ::testing::AssertionFailure() << what << "[" << i << "] = " << +got[i] << ", want " << +want[i]
+                                           << " (of " << got.size() << ")";
+  return ::testing::AssertionSuccess();
+}
+#define EXPECT_SAME(field) EXPECT_TRUE(same(#field, got.field, want.field)) << where
+#define EXPECT_SAME_SCALAR(field) EXPECT_EQ(got.field, want.field) << #field << " " << where
+
+// ---- matrices
+
+CsrMatrix<double> csr_of(const sparsetc_test::Triplets& t) {
+  const auto a = sparsetc_test::to_csr<int64_t, int64_t>(t);
+  CsrMatrix<double> m;
+  m.rows = t.rows;
+  m.cols = t.cols;
+  m.row_ptr = a.row_ptr;
+  m.col_idx = a.col;
+  m.values = a.val;
+  return m;
+}
+
+// rows x cols with the given entries per row (distinct random columns, some rows empty).
+CsrMatrix<double> rows_of(int64_t cols, const std::vector<int64_t>& lengths, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-2.0, 2.0);
+  CsrMatrix<double> m;
+  m.rows = int64_t(lengths.size());
+  m.cols = cols;
+  std::vector<int64_t> all(static_cast<size_t>(cols));
+  std::iota(all.begin(), all.end(), int64_t(0));
+  for (int64_t n : lengths) {
+    std::vector<int64_t> pick;
+    if (n * 4 > cols) {
+      pick = all;
+      std::shuffle(pick.begin(), pick.end(), rng);
+      pick.resize(size_t(n));
+    } else {
+      std::uniform_int_distribution<int64_t> c(0, cols - 1);
+      while (int64_t(pick.size()) < n) {
+        pick.push_back(c(rng));
+        std::sort(pick.begin(), pick.end());
+        pick.erase(std::unique(pick.begin(), pick.end()), pick.end());
+      }
+    }
+    std::sort(pick.begin(), pick.end());
+    for (int64_t c : pick) {
+      m.col_idx.push_back(c);
+      m.values.push_back(u(rng));
+    }
+    m.row_ptr.push_back(int64_t(m.col_idx.size()));
+  }
+  return m;
+}
+
+CsrMatrix<double> empty_matrix(int64_t rows, int64_t cols) {
+  CsrMatrix<double> m;
+  m.rows = rows;
+  m.cols = cols;
+  m.row_ptr.assign(size_t(rows + 1), 0);
+  return m;
+}
+
+struct Case {
+  std::string name;
+  CsrMatrix<double> matrix;
+};
+
+// Generated, random and edge-case matrices (odd sizes throughout).
+const std::vector<Case>& corpus() {
+  static const std::vector<Case> cases = [] {
+    std::vector<Case> c;
+    const uint64_t seed = sparsetc_test::fresh_seed();
+    c.push_back({"empty 0x0", empty_matrix(0, 0)});
+    c.push_back({"empty 0x7", empty_matrix(0, 7)});
+    c.push_back({"empty 9x0", empty_matrix(9, 0)});
+    c.push_back({"empty 37x41", empty_matrix(37, 41)});
+    c.push_back({"band 1001", sd::generate_band(1001, 3, seed + 1)});
+    c.push_back({"poisson2d5 23", sd::generate_poisson2d5(23, seed + 2)});
+    c.push_back({"poisson3d7 9", sd::generate_poisson3d7(9, seed + 3)});
+    c.push_back({"poisson3d27 7", sd::generate_poisson3d27(7, seed + 4)});
+    c.push_back({"rmat 11", sd::generate_rmat(11, 8, 0.57, 0.19, 0.19, seed + 5)});
+    c.push_back({"uniform 333x517", sd::generate_uniform(333, 517, 5, seed + 6)});
+    c.push_back({"blocks 203", sd::generate_scrambled_blocks(203, 16, 0.2, 0.5, seed + 7)});
+    c.push_back({"random 97x131", csr_of(sparsetc_test::random_triplets(97, 131, 0.05, sparsetc_test::fresh_seed()))});
+    c.push_back({"random 250x61", csr_of(sparsetc_test::random_triplets(250, 61, 0.2, sparsetc_test::fresh_seed()))});
+    c.push_back({"random 1x1000", csr_of(sparsetc_test::random_triplets(1, 1000, 0.3, sparsetc_test::fresh_seed(), false))});
+    c.push_back({"random 1000x1", csr_of(sparsetc_test::random_triplets(1000, 1, 0.3, sparsetc_test::fresh_seed()))});
+    c.push_back({"dense 19x23", csr_of(sparsetc_test::random_triplets(19, 23, 1.0, sparsetc_test::fresh_seed(), false))});
+    // A row of 100k entries between short and empty rows.
+    c.push_back({"long row", rows_of(120007, {3, 0, 100000, 0, 0, 57, 1}, sparsetc_test::fresh_seed())});
+    // One block row of 17 rows (16 + a partial block row) with thousands of blocks each.
+    c.push_back({"wide block row", rows_of(60013, std::vector<int64_t>(17, 3001), sparsetc_test::fresh_seed())});
+    // Columns far apart (column blocks beyond one 65536-block window, gaps between windows).
+    c.push_back({"far columns", rows_of(5000011, {2, 5, 0, 1, 3, 40, 7, 0, 0, 11, 2, 1, 9, 4, 1, 3, 2, 30},
+                                        sparsetc_test::fresh_seed())});
+    // Columns of hundreds and of thousands of entries (the transpose's longer lists).
+    c.push_back({"dense columns 3000x40", csr_of(sparsetc_test::random_triplets(3000, 40, 0.3, sparsetc_test::fresh_seed()))});
+    c.push_back({"dense columns 5000x7", csr_of(sparsetc_test::random_triplets(5000, 7, 0.6, sparsetc_test::fresh_seed()))});
+    // Groups of thousands of entries spread over millions of columns (several windows), and
+    // dense tall groups.
+    c.push_back({"heavy far", rows_of(3000017, {5000, 10, 0, 3000, 1, 0, 0, 0, 0, 2}, sparsetc_test::fresh_seed())});
+    c.push_back({"dense 200x60", csr_of(sparsetc_test::random_triplets(200, 60, 1.0, sparsetc_test::fresh_seed(), false))});
+    return c;
+  }();
+  return cases;
+}
+
+// Real matrices (SUM of duplicates, as the engine imports files), when present.
+std::vector<Case> real_matrices() {
+  std::vector<Case> cases;
+  for (const char* name : {"1138_bus", "Erdos971", "USpowerGrid", "add32", "Trefethen_2000", "PGPgiantcompo",
+                           "adder_dcop_32", "as-22july06", "EX5", "bayer10", "Dubcova1", "airfoil1"}) {
+    const std::string path = sparsetc_test::matrix_path(name);
+    if (path.empty()) continue;
+    cases.push_back({name, sd::coo_to_csr(sd::read_matrix_market(path), SPARSETC_DUPLICATES_SUM)});
+  }
+  return cases;
+}
+
+// ---- the checks, one per conversion
+
+template <typename V>
+void check_transpose(const CsrMatrix<V>& A, const std::string& where, const GpuContext& ctx) {
+  const sd::DeviceCsr<V> d = sd::csr_to_device(A, ctx);
+  const sd::DeviceCsc<V> csc = sd::gpu_csr_to_csc(d.view(), ctx);
+  {
+    const sd::CscMatrix<V> got = csc.to_host(ctx.stream), want = sd::csr_to_csc(A);
+    EXPECT_SAME_SCALAR(rows);
+    EXPECT_SAME_SCALAR(cols);
+    EXPECT_SAME(col_ptr);
+    EXPECT_SAME(row_idx);
+    EXPECT_SAME(values);
+  }
+  const sd::DeviceCsr<V> back = sd::gpu_csc_to_csr(csc.view(), ctx);
+  const CsrMatrix<V> got = sd::csr_to_host(back.view(), ctx.stream), want = sd::csc_to_csr(sd::csr_to_csc(A));
+  EXPECT_SAME_SCALAR(rows);
+  EXPECT_SAME_SCALAR(cols);
+  EXPECT_SAME(row_ptr);
+  EXPECT_SAME(col_idx);
+  EXPECT_SAME(values);
+}
+
+template <typename V>
+void check_bcsr(const CsrMatrix<V>& A, int h, int w, const std::string& where, const GpuContext& ctx) {
+  const sd::DeviceCsr<V> d = sd::csr_to_device(A, ctx);
+  const sd::BcsrMatrix<V> got = sd::gpu_csr_to_bcsr(d.view(), h, w, ctx).to_host(ctx.stream);
+  const sd::BcsrMatrix<V> want = sd::csr_to_bcsr(A, h, w);
+  EXPECT_SAME_SCALAR(rows);
+  EXPECT_SAME_SCALAR(cols);
+  EXPECT_SAME_SCALAR(block_height);
+  EXPECT_SAME_SCALAR(block_width);
+  EXPECT_SAME(block_row_ptr);
+  EXPECT_SAME(block_col);
+  EXPECT_SAME(values);
+}
+
+template <typename V>
+void check_bitmap(const CsrMatrix<V>& A, const std::string& where, const GpuContext& ctx) {
+  const sd::DeviceCsr<V> d = sd::csr_to_device(A, ctx);
+  const sd::BitmapTiles<V> got = sd::gpu_csr_to_bitmap_tiles(d.view(), ctx).to_host(ctx.stream);
+  const sd::BitmapTiles<V> want = sd::csr_to_bitmap_tiles(A);
+  EXPECT_SAME_SCALAR(rows);
+  EXPECT_SAME_SCALAR(cols);
+  EXPECT_SAME(tile_row_ptr);
+  EXPECT_SAME(tile_row);
+  EXPECT_SAME(tile_col);
+  EXPECT_SAME(bitmap);
+  EXPECT_SAME(element_offset);
+  EXPECT_SAME(values);
+}
+
+template <typename V>
+void check_dcsr(const CsrMatrix<V>& A, const std::string& where, const GpuContext& ctx) {
+  const sd::DeviceCsr<V> d = sd::csr_to_device(A, ctx);
+  const sd::DcsrMatrix<V> got = sd::gpu_csr_to_dcsr(d.view(), ctx).to_host(ctx.stream);
+  const sd::DcsrMatrix<V> want = sd::csr_to_dcsr(A);
+  EXPECT_SAME_SCALAR(rows);
+  EXPECT_SAME_SCALAR(cols);
+  EXPECT_SAME(row_idx);
+  EXPECT_SAME(row_ptr);
+  EXPECT_SAME(col_idx);
+  EXPECT_SAME(values);
+}
+
+template <typename V>
+void check_tiled_dcsr(const CsrMatrix<V>& A, int64_t strip_width, const std::string& where, const GpuContext& ctx) {
+  const sd::DeviceCsr<V> d = sd::csr_to_device(A, ctx);
+  const sd::TiledDcsr<V> got = sd::gpu_csr_to_tiled_dcsr(d.view(), strip_width, ctx).to_host(ctx.stream);
+  const sd::TiledDcsr<V> want = sd::csr_to_tiled_dcsr(A, strip_width);
+  EXPECT_SAME_SCALAR(rows);
+  EXPECT_SAME_SCALAR(cols);
+  EXPECT_SAME_SCALAR(strip_width);
+  EXPECT_SAME(strip_ptr);
+  EXPECT_SAME(row_idx);
+  EXPECT_SAME(row_ptr);
+  EXPECT_SAME(col_idx);
+  EXPECT_SAME(values);
+}
+
+template <typename V>
+void check_vbr(const CsrMatrix<V>& A, const std::vector<int64_t>& groups, int64_t width, const std::string& where,
+               const GpuContext& ctx) {
+  const sd::DeviceCsr<V> d = sd::csr_to_device(A, ctx);
+  const sd::VbrMatrix<V> got = sd::gpu_csr_to_vbr(d.view(), groups, width, ctx).to_host(ctx.stream);
+  const sd::VbrMatrix<V> want = sd::csr_to_vbr(A, groups, width);
+  EXPECT_SAME_SCALAR(rows);
+  EXPECT_SAME_SCALAR(cols);
+  EXPECT_SAME_SCALAR(block_width);
+  EXPECT_SAME(group_ptr);
+  EXPECT_SAME(block_ptr);
+  EXPECT_SAME(block_col);
+  EXPECT_SAME(value_offset);
+  EXPECT_SAME(values);
+}
+
+template <typename V>
+void check_permute(const CsrMatrix<V>& A, const std::vector<int64_t>& perm, const std::string& where,
+                   const GpuContext& ctx) {
+  const sd::DeviceCsr<V> d = sd::csr_to_device(A, ctx);
+  const sd::DeviceCsr<V> p = sd::gpu_permute_rows(d.view(), perm, ctx);
+  const CsrMatrix<V> got = sd::csr_to_host(p.view(), ctx.stream), want = sd::permute_rows(A, perm);
+  EXPECT_SAME_SCALAR(rows);
+  EXPECT_SAME_SCALAR(cols);
+  EXPECT_SAME(row_ptr);
+  EXPECT_SAME(col_idx);
+  EXPECT_SAME(values);
+}
+
+// Row partitions for VBR: single rows, one group, fixed 5, random sizes 1..20 and 30..100.
+std::vector<std::vector<int64_t>> partitions(int64_t rows, uint64_t seed) {
+  std::vector<std::vector<int64_t>> out;
+  std::vector<int64_t> ones(size_t(rows + 1));
+  std::iota(ones.begin(), ones.end(), int64_t(0));
+  out.push_back(ones);
+  out.push_back(rows > 0 ? std::vector<int64_t>{0, rows} : std::vector<int64_t>{0});
+  std::vector<int64_t> fives{0}, random{0};
+  while (fives.back() < rows) fives.push_back(std::min(rows, fives.back() + 5));
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int64_t> size(1, 20);
+  while (random.back() < rows) random.push_back(std::min(rows, random.back() + size(rng)));
+  out.push_back(fives);
+  out.push_back(random);
+  std::vector<int64_t> tall{0};
+  std::uniform_int_distribution<int64_t> tall_size(30, 100);
+  while (tall.back() < rows) tall.push_back(std::min(rows, tall.back() + tall_size(rng)));
+  out.push_back(tall);
+  return out;
+}
+
+// Padded formats can be far larger than the matrix: test sizes stay under this many values.
+constexpr double kValueBudget = 3e7;
+
+// An upper bound of the VBR value count: every entry in a block of its own.
+double vbr_bound(const CsrMatrix<double>& A, const std::vector<int64_t>& groups, int64_t width) {
+  double bound = 0;
+  for (size_t g = 0; g + 1 < groups.size(); ++g)
+    bound += double(A.row_ptr[size_t(groups[g + 1])] - A.row_ptr[size_t(groups[g])]) * double(groups[g + 1] - groups[g]) *
+             double(width);
+  return bound;
+}
+
+// All conversions of one matrix in both value types.
+template <typename V>
+void check_all(const Case& c, const GpuContext& ctx) {
+  const CsrMatrix<V> A = sd::cast_values<V>(c.matrix);
+  const std::string type = sizeof(V) == 4 ? " (float)" : " (double)";
+  check_transpose(A, c.name + type, ctx);
+  for (auto [h, w] : {std::pair{16, 8}, std::pair{16, 16}, std::pair{8, 8}, std::pair{3, 5}, std::pair{1, 1}})
+    if (double(A.nnz()) * h * w <= kValueBudget)
+      check_bcsr(A, h, w, c.name + type + " bcsr " + std::to_string(h) + "x" + std::to_string(w), ctx);
+  check_bitmap(A, c.name + type + " bitmap", ctx);
+  check_dcsr(A, c.name + type + " dcsr", ctx);
+  for (int64_t sw : {int64_t(1), int64_t(3), int64_t(8), int64_t(64), int64_t(1000), A.cols + 5})
+    check_tiled_dcsr(A, sw, c.name + type + " tiled dcsr " + std::to_string(sw), ctx);
+  const auto parts = partitions(A.rows, sparsetc_test::fresh_seed());
+  for (size_t p = 0; p < parts.size(); ++p)
+    for (int64_t w : {int64_t(1), int64_t(4), int64_t(7), int64_t(32)})
+      if (vbr_bound(c.matrix, parts[p], w) <= kValueBudget)
+        check_vbr(A, parts[p], w, c.name + type + " vbr partition " + std::to_string(p) + " width " + std::to_string(w),
+                ctx);
+  std::vector<int64_t> perm(size_t(A.rows));
+  std::iota(perm.begin(), perm.end(), int64_t(0));
+  check_permute(A, perm, c.name + type + " identity permutation", ctx);
+  std::shuffle(perm.begin(), perm.end(), std::mt19937_64(sparsetc_test::fresh_seed()));
+  check_permute(A, perm, c.name + type + " random permutation", ctx);
+}
+
+TEST(GpuConvert, AllConversionsMatchTheHostOnGeneratedAndRandomMatrices) {
+  SKIP_WITHOUT_DEVICE();
+  Stream s;
+  for (const Case& c : corpus()) {
+    check_all<double>(c, s.context());
+    check_all<float>(c, s.context());
+  }
+}
+
+TEST(GpuConvert, AllConversionsMatchTheHostOnRealMatrices) {
+  SKIP_WITHOUT_DEVICE();
+  const std::vector<Case> cases = real_matrices();
+  if (cases.empty()) GTEST_SKIP() << "no matrices in " << sparsetc_test::matrix_dir();
+  Stream s;
+  for (const Case& c : cases) {
+    check_all<double>(c, s.context());
+    check_all<float>(c, s.context());
+  }
+}
+
+TEST(GpuConvert, DefaultStreamWorksToo) {
+  SKIP_WITHOUT_DEVICE();
+  const GpuContext ctx{nullptr, nullptr};
+  const Case& c = corpus()[8];  // rmat
+  check_transpose(c.matrix, c.name, ctx);
+  check_bcsr(c.matrix, 16, 8, c.name, ctx);
+  check_bitmap(c.matrix, c.name, ctx);
+}
+
+TEST(GpuConvert, InvalidArgumentsAreReportedLikeTheHost) {
+  SKIP_WITHOUT_DEVICE();
+  Stream s;
+  const GpuContext ctx = s.context();
+  const CsrMatrix<double> A = sd::generate_band(50, 2, 1);
+  const sd::DeviceCsr<double> d = sd::csr_to_device(A, ctx);
+  using Outcome = std::pair<int, std::string>;
+  auto status_of = [](const std::function<void()>& f) -> Outcome {
+    try {
+      f();
+    } catch (const sd::Error& e) {
+      return {int(e.status()), e.what()};
+    }
+    return {int(SPARSETC_STATUS_SUCCESS), std::string()};
+  };
+  // Permutations: out of range, repeated (the same messages as permute_rows).
+  for (const std::vector<int64_t>& perm : {std::vector<int64_t>(50, 0), std::vector<int64_t>(49, 0)}) {
+    std::vector<int64_t> p = perm;
+    if (p.size() == 50) std::iota(p.begin(), p.end(), int64_t(0));
+    for (int variant = 0; variant < 3; ++variant) {
+      std::vector<int64_t> q = p;
+      if (q.size() == 50 && variant == 1) q[7] = 50;
+      if (q.size() == 50 && variant == 2) q[31] = q[12];
+      const auto host = status_of([&] { sd::permute_rows(A, q); });
+      const auto gpu = status_of([&] { sd::gpu_permute_rows(d.view(), q, ctx); });
+      EXPECT_EQ(gpu.first, host.first) << "variant " << variant << " size " << q.size();
+      EXPECT_EQ(gpu.second, host.second);
+    }
+  }
+  const int invalid = SPARSETC_STATUS_INVALID_VALUE;
+  EXPECT_EQ(status_of([&] { sd::gpu_csr_to_vbr(d.view(), {0, 10, 10, 50}, 4, ctx); }).first, invalid);
+  EXPECT_EQ(status_of([&] { sd::gpu_csr_to_vbr(d.view(), {0, 10}, 4, ctx); }).first, invalid);
+  EXPECT_EQ(status_of([&] { sd::gpu_csr_to_tiled_dcsr(d.view(), 0, ctx); }).first, invalid);
+  EXPECT_EQ(status_of([&] { sd::gpu_csr_to_bcsr(d.view(), 0, 8, ctx); }).first, invalid);
+}
+
+// ---- normalisation of user arrays
+
+uint16_t to_bits16(double v, sparsetc_value_type_t t) {
+  return t == SPARSETC_VALUE_F16 ? sd::double_to_half(v) : sd::double_to_bfloat16(v);
+}
+
+// Values of `type` from doubles, as bytes.
+std::vector<unsigned char> encode_values(const std::vector<double>& v, sparsetc_value_type_t type) {
+  std::vector<unsigned char> out;
+  auto put = [&](const void* p, size_t n) {
+    const auto* b = static_cast<const unsigned char*>(p);
+    out.insert(out.end(), b, b + n);
+  };
+  for (double x : v) {
+    if (type == SPARSETC_VALUE_F64) {
+      put(&x, 8);
+    } else if (type == SPARSETC_VALUE_F32) {
+      const float f = float(x);
+      put(&f, 4);
+    } else {
+      const uint16_t h = to_bits16(x, type);
+      put(&h, 2);
+    }
+  }
+  return out;
+}
+
+template <typename T>
+std::vector<unsigned char> encode_indices(const std::vector<int64_t>& v, int64_t base) {
+  std::vector<unsigned char> out(v.size() * sizeof(T));
+  for (size_t i = 0; i < v.size(); ++i) {
+    const T x = T(v[i] + base);
+    std::memcpy(out.data() + i * sizeof(T), &x, sizeof(T));
+  }
+  return out;
+}
+
+std::vector<unsigned char> encode(const std::vector<int64_t>& v, sparsetc_index_type_t type, int64_t base) {
+  return type == SPARSETC_INDEX_32 ? encode_indices<int32_t>(v, base) : encode_indices<int64_t>(v, base);
+}
+
+// User arrays on the host and their device copies, with a RawSparse for each.
+struct UserArrays {
+  std::vector<unsigned char> offsets, indices, values;
+  sd::RawSparse host;
+  DeviceBuffer d_offsets, d_indices, d_values;
+  sd::RawSparse device;
+  UserArrays(sparsetc_format_t format, int64_t rows, int64_t cols, const std::vector<int64_t>& outer,
+             const std::vector<int64_t>& inner, const std::vector<double>& vals, sparsetc_index_type_t offset_type,
+             sparsetc_index_type_t index_type, sparsetc_index_base_t base, sparsetc_value_type_t value_type,
+             const GpuContext& ctx)
+      : offsets(encode(outer, offset_type, base)),
+        indices(encode(inner, index_type, base)),
+        values(encode_values(vals, value_type)) {
+    host.format = format;
+    host.rows = rows;
+    host.cols = cols;
+    host.nnz = int64_t(inner.size());
+    host.offset_type = offset_type;
+    host.index_type = index_type;
+    host.base = base;
+    host.value_type = value_type;
+    host.offsets = offsets.data();
+    host.indices = indices.data();
+    host.values = values.data();
+    d_offsets = DeviceBuffer(std::max<size_t>(offsets.size(), 1), ctx);
+    d_indices = DeviceBuffer(std::max<size_t>(indices.size(), 1), ctx);
+    d_values = DeviceBuffer(std::max<size_t>(values.size(), 1), ctx);
+    sd::copy_host_to_device(d_offsets.data(), offsets.data(), offsets.size(), ctx.stream);
+    sd::copy_host_to_device(d_indices.data(), indices.data(), indices.size(), ctx.stream);
+    sd::copy_host_to_device(d_values.data(), values.data(), values.size(), ctx.stream);
+    EXPECT_EQ(cudaStreamSynchronize(ctx.stream), cudaSuccess);
+    device = host;
+    device.offsets = d_offsets.data();
+    device.indices = d_indices.data();
+    device.values = d_values.data();
+  }
+};
+
+// Runs both imports; equal results, or the same error (status and message).
+template <typename V>
+void check_normalize(const UserArrays& a, sparsetc_duplicates_t dup, const std::string& where,
+                     const GpuContext& ctx) {
+  CsrMatrix<V> want;
+  sparsetc_status_t want_status = SPARSETC_STATUS_SUCCESS;
+  std::string want_message;
+  try {
+    want = sd::import_csr<V>(a.host, dup);
+  } catch (const sd::Error& e) {
+    want_status = e.status();
+    want_message = e.what();
+  }
+  try {
+    const sd::DeviceCsr<V> d = sd::gpu_normalize<V>(a.device, dup, ctx);
+    ASSERT_EQ(want_status, SPARSETC_STATUS_SUCCESS) << where << ": the host failed with " << want_message;
+    const CsrMatrix<V> got = sd::csr_to_host(d.view(), ctx.stream);
+    EXPECT_SAME_SCALAR(rows);
+    EXPECT_SAME_SCALAR(cols);
+    EXPECT_SAME(row_ptr);
+    EXPECT_SAME(col_idx);
+    EXPECT_SAME(values);
+  } catch (const sd::Error& e) {
+    EXPECT_EQ(e.status(), want_status) << where << ": " << e.what();
+    EXPECT_EQ(std::string(e.what()), want_message) << where;
+  }
+}
+
+constexpr sparsetc_index_type_t kIndexTypes[] = {SPARSETC_INDEX_32, SPARSETC_INDEX_64};
+constexpr sparsetc_index_base_t kBases[] = {SPARSETC_BASE_ZERO, SPARSETC_BASE_ONE};
+constexpr sparsetc_value_type_t kValueTypes[] = {SPARSETC_VALUE_F64, SPARSETC_VALUE_F32, SPARSETC_VALUE_F16,
+                                                 SPARSETC_VALUE_BF16};
+
+std::string layout(sparsetc_index_type_t o, sparsetc_index_type_t i, sparsetc_index_base_t b,
+                   sparsetc_value_type_t v) {
+  return std::string(" offsets ") + (o == SPARSETC_INDEX_32 ? "32" : "64") + " indices " +
+         (i == SPARSETC_INDEX_32 ? "32" : "64") + " base " + std::to_string(int(b)) + " values " + std::to_string(int(v));
+}
+
+TEST(GpuConvert, NormalizeCsrAndCscInEveryLayout) {
+  SKIP_WITHOUT_DEVICE();
+  Stream s;
+  const GpuContext ctx = s.context();
+  std::vector<Case> cases;
+  for (size_t k : {size_t(0), size_t(3), size_t(8), size_t(11), size_t(12), size_t(16)}) cases.push_back(corpus()[k]);
+  for (const Case& c : cases) {
+    const CsrMatrix<double>& A = c.matrix;
+    const sd::CscMatrix<double> C = sd::csr_to_csc(A);
+    for (auto o : kIndexTypes)
+      for (auto i : kIndexTypes)
+        for (auto b : kBases)
+          for (auto v : kValueTypes) {
+            const std::string where = c.name + layout(o, i, b, v);
+            const UserArrays csr(SPARSETC_FORMAT_CSR, A.rows, A.cols, A.row_ptr, A.col_idx, A.values, o, i, b, v, ctx);
+            check_normalize<double>(csr, SPARSETC_DUPLICATES_ERROR, where + " CSR", ctx);
+            check_normalize<float>(csr, SPARSETC_DUPLICATES_ERROR, where + " CSR", ctx);
+            const UserArrays csc(SPARSETC_FORMAT_CSC, A.rows, A.cols, C.col_ptr, C.row_idx, C.values, o, i, b, v, ctx);
+            check_normalize<double>(csc, SPARSETC_DUPLICATES_ERROR, where + " CSC", ctx);
+            check_normalize<float>(csc, SPARSETC_DUPLICATES_ERROR, where + " CSC", ctx);
+          }
+  }
+}
+
+// COO entries of a matrix, shuffled, with `repeats` extra copies (new values) of random entries.
+struct CooEntries {
+  std::vector<int64_t> rows, cols;
+  std::vector<double> values;
+};
+CooEntries shuffled_coo(const CsrMatrix<double>& A, int64_t repeats, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::tuple<int64_t, int64_t, double>> e;
+  for (int64_t r = 0; r < A.rows; ++r)
+    for (int64_t k = A.row_ptr[size_t(r)]; k < A.row_ptr[size_t(r + 1)]; ++k)
+      e.emplace_back(r, A.col_idx[size_t(k)], A.values[size_t(k)]);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const size_t unique = e.size();
+  for (int64_t d = 0; d < repeats && unique > 0; ++d) {
+    auto t = e[std::uniform_int_distribution<size_t>(0, unique - 1)(rng)];
+    std::get<2>(t) = u(rng) * 1e-3;  // small: the sum's rounding depends on the order
+    e.push_back(t);
+  }
+  std::shuffle(e.begin(), e.end(), rng);
+  CooEntries c;
+  for (const auto& [r, col, v] : e) {
+    c.rows.push_back(r);
+    c.cols.push_back(col);
+    c.values.push_back(v);
+  }
+  return c;
+}
+
+TEST(GpuConvert, NormalizeCooWithAndWithoutDuplicates) {
+  SKIP_WITHOUT_DEVICE();
+  Stream s;
+  const GpuContext ctx = s.context();
+  std::vector<Case> cases;
+  for (size_t k : {size_t(0), size_t(3), size_t(8), size_t(9), size_t(11), size_t(13), size_t(14)})
+    cases.push_back(corpus()[k]);
+  for (const Case& c : cases)
+    for (int64_t repeats : {int64_t(0), int64_t(1), int64_t(40), c.matrix.nnz() * 3})
+      for (auto t : kIndexTypes)
+        for (auto b : kBases)
+          for (auto v : {SPARSETC_VALUE_F64, SPARSETC_VALUE_F32, SPARSETC_VALUE_BF16}) {
+            const CooEntries e = shuffled_coo(c.matrix, repeats, sparsetc_test::fresh_seed());
+            const std::string where = c.name + " repeats " + std::to_string(repeats) + layout(t, t, b, v) + " COO";
+            const UserArrays coo(SPARSETC_FORMAT_COO, c.matrix.rows, c.matrix.cols, e.rows, e.cols, e.values, t, t, b,
+                                 v, ctx);
+            for (auto dup : {SPARSETC_DUPLICATES_SUM, SPARSETC_DUPLICATES_ERROR}) {
+              check_normalize<double>(coo, dup, where + (dup ? " SUM" : " ERROR"), ctx);
+              check_normalize<float>(coo, dup, where + (dup ? " SUM" : " ERROR"), ctx);
+            }
+          }
+}
+
+TEST(GpuConvert, NormalizeReportsDoublesBeyondFloatLikeTheHost) {
+  SKIP_WITHOUT_DEVICE();
+  Stream s;
+  const GpuContext ctx = s.context();
+  CsrMatrix<double> A = sd::generate_band(40, 1, 3);
+  A.values[17] = 1e300;
+  A.values[50] = -1e39;
+  for (auto format : {SPARSETC_FORMAT_CSR, SPARSETC_FORMAT_COO}) {
+    std::vector<int64_t> rows;
+    for (int64_t r = 0; r < A.rows; ++r)
+      for (int64_t k = A.row_ptr[size_t(r)]; k < A.row_ptr[size_t(r + 1)]; ++k) rows.push_back(r);
+    const UserArrays a(format, A.rows, A.cols, format == SPARSETC_FORMAT_CSR ? A.row_ptr : rows, A.col_idx, A.values,
+                       SPARSETC_INDEX_64, SPARSETC_INDEX_64, SPARSETC_BASE_ONE, SPARSETC_VALUE_F64, ctx);
+    check_normalize<float>(a, SPARSETC_DUPLICATES_ERROR, "out of range", ctx);
+    check_normalize<double>(a, SPARSETC_DUPLICATES_ERROR, "double keeps it", ctx);
+  }
+}
+
+// ---- values
+
+double bits_to_double(uint64_t bits) {
+  double d;
+  std::memcpy(&d, &bits, sizeof d);
+  return d;
+}
+
+template <typename T>
+auto bits_of(T x) {
+  std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t> bits;
+  std::memcpy(&bits, &x, sizeof x);
+  return bits;
+}
+
+// Doubles at the edges of every target's rounding and range, and random ones of all magnitudes.
+std::vector<double> edge_values(uint64_t seed) {
+  std::vector<double> v = {0.0, -0.0, 1.0, -1.0, 65504.0, -65504.0, 65519.99, 65520.0, -65520.0,
+                           std::nextafter(65520.0, 0.0), 65536.0, 1e5, 6e-8, 5.96e-8, 2.98e-8, 0x1p-25, 0x1p-24,
+                           0x1.8p-24, 0x1p-14, 0x1.ff8p-15, 1.0 + 0x1p-11, 1.0 + 0x1.8p-11, 1.0 + 0x1p-8,
+                           1.0 + 0x1.8p-8, 1.0 + 0x1p-8 + 0x1p-40, 3.3895313892515355e38, 0x1.ffp127,
+                           std::nextafter(0x1.ffp127, 0.0), -0x1.ffp127, 0x1.fep127, 3.4028234663852886e38,
+                           0x1.ffffffp127, std::nextafter(0x1.ffffffp127, 0.0), 1e300, -1e300, 1e-300, 0x1p-133,
+                           0x1p-134, 0x1.8p-134, 0x1p-149, 0x1p-150, 0x1.0000000001p-150,
+                           std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                           std::numeric_limits<double>::denorm_min(), std::numeric_limits<double>::max()};
+  // NaNs with payloads and both signs.
+  for (uint64_t bits : {0x7ff8000000000000ull, 0xfff8000000000000ull, 0x7ff0000000000001ull, 0x7ff4000000000000ull,
+                        0x7ffabcdef0123456ull, 0xfff123456789abcdull}) {
+    v.push_back(bits_to_double(bits));
+  }
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> mantissa(1.0, 2.0), unit(0.0, 1.0);
+  std::uniform_int_distribution<int> exponent(-160, 140);
+  for (int k = 0; k < 200000; ++k) {
+    double x;
+    if (k % 4 == 0) x = std::ldexp(mantissa(rng), exponent(rng));
+    else if (k % 4 == 1) x = 65504.0 + (unit(rng) - 0.5) * 64.0;                       // around the f16 limit
+    else if (k % 4 == 2) x = std::ldexp(1.0 + std::ldexp(double(int(unit(rng) * 512)), -9) +  // near bf16 ties
+                                            std::ldexp(double(int(unit(rng) * 3) - 1), -40),
+                                        exponent(rng));
+    else x = bits_to_double(rng());  // any bits
+    v.push_back(unit(rng) < 0.5 ? -x : x);
+  }
+  return v;
+}
+
+// offset: elements before the arrays on the device (1 makes them unaligned: the scalar path).
+template <typename Out, typename V>
+void check_values(const std::vector<V>& src, sparsetc_value_type_t type, const GpuContext& ctx, size_t offset = 0) {
+  const std::string where = std::string(sizeof(V) == 4 ? "float" : "double") + " -> " + std::to_string(int(type)) +
+                            " offset " + std::to_string(offset);
+  // Host: element by element, so an out-of-range value only marks itself.
+  std::vector<Out> want(src.size());
+  std::vector<bool> bad(src.size(), false);
+  int64_t bad_count = 0, first_bad = -1;
+  for (size_t i = 0; i < src.size(); ++i) {
+    try {
+      sd::store_values(&src[i], 1, type, &want[i]);
+    } catch (const sd::Error& e) {
+      ASSERT_EQ(e.status(), SPARSETC_STATUS_VALUE_OUT_OF_RANGE);
+      bad[i] = true;
+      if (bad_count++ == 0) first_bad = int64_t(i);
+    }
+  }
+  DeviceBuffer src_buffer((src.size() + offset) * sizeof(V), ctx), dst_buffer((src.size() + offset) * sizeof(Out), ctx);
+  const V* d_src = src_buffer.as<const V>() + offset;
+  Out* d_dst = dst_buffer.as<Out>() + offset;
+  sd::copy_host_to_device(src_buffer.as<V>() + offset, src.data(), src.size() * sizeof(V), ctx.stream);
+  const sd::ValueConversion r = sd::gpu_convert_values(d_src, int64_t(src.size()), type, d_dst, ctx);
+  std::vector<Out> got(src.size());
+  sd::copy_device_to_host(got.data(), d_dst, got.size() * sizeof(Out), ctx.stream);
+  EXPECT_EQ(r.out_of_range, bad_count) << where;
+  EXPECT_EQ(r.first_out_of_range, first_bad) << where;
+  int64_t shown = 0;
+  for (size_t i = 0; i < src.size() && shown < 10; ++i)
+    if (!bad[i] && std::memcmp(&got[i], &want[i], sizeof(Out)) != 0) {
+      ++shown;
+      ADD_FAILURE() << where << ": element " << i << " = " << src[i] << " (bits " << std::hex
+                    << bits_of(src[i]) << ") gives "
+                    << +got[i] << ", the host " << +want[i] << std::dec;
+    }
+  if (bad_count > 0) {  // the caller's error, as the host words it
+    try {
+      sd::value_out_of_range_error(d_src, first_bad, type, ctx.stream);
+    } catch (const sd::Error& e) {
+      try {
+        sd::store_values(src.data(), int64_t(src.size()), type, want.data());
+        ADD_FAILURE() << "the host did not fail";
+      } catch (const sd::Error& host) {
+        EXPECT_EQ(std::string(e.what()), std::string(host.what())) << where;
+      }
+    }
+  }
+}
+
+TEST(GpuConvert, ValuesRoundLikeTheHost) {
+  SKIP_WITHOUT_DEVICE();
+  Stream s;
+  const GpuContext ctx = s.context();
+  const std::vector<double> d = edge_values(sparsetc_test::fresh_seed());
+  std::vector<float> f;
+  for (double x : d) {  // floats: the exactly representable ones, and float's own NaNs and edges
+    float y;
+    if (std::isnan(x)) {
+      uint64_t b;
+      std::memcpy(&b, &x, 8);
+      const uint32_t fb = uint32_t(b >> 32) | 0x7f800000u | uint32_t(b & 1);
+      std::memcpy(&y, &fb, 4);
+    } else {
+      y = std::fabs(x) > 3.4028234663852886e38 ? float(x > 0 ? 3.4028234663852886e38 : -3.4028234663852886e38)
+                                               : float(x);
+    }
+    f.push_back(y);
+  }
+  for (auto type : kValueTypes) {
+    if (type == SPARSETC_VALUE_F64) {
+      check_values<double>(d, type, ctx);
+      check_values<double>(f, type, ctx);
+    } else if (type == SPARSETC_VALUE_F32) {
+      check_values<float>(d, type, ctx);
+      check_values<float>(f, type, ctx);
+    } else {
+      check_values<uint16_t>(d, type, ctx);
+      check_values<uint16_t>(f, type, ctx);
+    }
+  }
+  // Unaligned and short arrays take the scalar path.
+  check_values<uint16_t>(d, SPARSETC_VALUE_BF16, ctx, 1);
+  check_values<float>(d, SPARSETC_VALUE_F32, ctx, 3);
+  const std::vector<double> tail(d.begin() + 1, d.begin() + 12);
+  check_values<uint16_t>(tail, SPARSETC_VALUE_F16, ctx);
+  const sd::ValueConversion none = sd::gpu_convert_values<double>(nullptr, 0, SPARSETC_VALUE_F16, nullptr, ctx);
+  EXPECT_EQ(none.out_of_range, 0);
+  EXPECT_EQ(none.first_out_of_range, -1);
+}
+
+}  // namespace

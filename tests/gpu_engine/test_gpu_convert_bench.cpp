@@ -1,0 +1,266 @@
+// Timings of the GPU conversions (not a correctness test): runs only with SPARSETC_BENCH=1 on a
+// device, e.g.
+//   SPARSETC_BENCH=1 ./sparsetc_gpu_engine_tests --gtest_filter='GpuConvertBench.*'
+// SPARSETC_BENCH_SPECS overrides the generator specs (comma separated, gen/generators.hpp syntax).
+// Each line: the conversion, its median time over 7 runs (allocations from a warm stream-ordered
+// pool and read-back syncs included), the bandwidth floor (every input byte read once, every output
+// byte written once), the achieved fraction of SPARSETC_BENCH_PEAK GB/s (default 4300, a measured
+// H200 copy), and cuSPARSE's time for the same job where it has one (int32 indices, outputs
+// allocated beforehand; the block counts' read-back included).
+#include <cuda_runtime_api.h>
+#include <cusparse.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <numeric>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "formats/convert.hpp"
+#include "gen/generators.hpp"
+#include "gpu/convert/convert_internal.hpp"
+#include "gpu/convert/gpu_convert.hpp"
+#include "gpu/device_memory.hpp"
+
+namespace {
+
+namespace sd = sparsetc::detail;
+
+// Median milliseconds of `runs` calls after one warm-up; each call is followed by a sync.
+double time_ms(cudaStream_t stream, const std::function<void()>& f, int runs = 7) {
+  f();
+  EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  std::vector<double> t;
+  for (int r = 0; r < runs; ++r) {
+    cudaEvent_t a, b;
+    cudaEventCreate(&a);
+    cudaEventCreate(&b);
+    cudaEventRecord(a, stream);
+    f();
+    cudaEventRecord(b, stream);
+    cudaEventSynchronize(b);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, a, b);
+    t.push_back(ms);
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+double peak_gbs() {
+  const char* p = std::getenv("SPARSETC_BENCH_PEAK");
+  return p ? std::atof(p) : 4300.0;
+}
+
+void report(const std::string& what, double ms, double bytes, double cusparse_ms = -1) {
+  const double gbs = bytes / (ms * 1e6);
+  std::printf("%-34s %9.3f ms  floor %8.1f MB  %7.0f GB/s  %5.1f%% of peak", what.c_str(), ms, bytes / 1e6, gbs,
+              100.0 * gbs / peak_gbs());
+  if (cusparse_ms >= 0) std::printf("  cuSPARSE %9.3f ms (x%.2f)", cusparse_ms, cusparse_ms / ms);
+  std::printf("\n");
+  std::fflush(stdout);
+}
+
+#define CUSPARSE_OK(call) ASSERT_EQ((call), CUSPARSE_STATUS_SUCCESS) << #call
+
+TEST(GpuConvertBench, Timings) {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    cudaGetLastError();
+    GTEST_SKIP() << "no CUDA device";
+  }
+  if (!std::getenv("SPARSETC_BENCH")) GTEST_SKIP() << "set SPARSETC_BENCH=1 to time the conversions";
+  std::vector<std::string> specs = {"poisson3d27:80", "band:1000000:6", "uniform:1000000:12", "rmat:20:14"};
+  if (const char* env = std::getenv("SPARSETC_BENCH_SPECS")) {
+    specs.clear();
+    std::stringstream in(env);
+    for (std::string s; std::getline(in, s, ',');) specs.push_back(s);
+  }
+  // Keep freed memory in the pool between runs (what a long-lived handle does).
+  cudaMemPool_t pool;
+  ASSERT_EQ(cudaDeviceGetDefaultMemPool(&pool, 0), cudaSuccess);
+  uint64_t threshold = ~0ull;
+  ASSERT_EQ(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold), cudaSuccess);
+  cudaStream_t stream;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  const sd::GpuContext ctx{stream, nullptr};
+  cusparseHandle_t handle;
+  CUSPARSE_OK(cusparseCreate(&handle));
+  CUSPARSE_OK(cusparseSetStream(handle, stream));
+
+  for (const std::string& spec : specs) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const sd::CsrMatrix<double> A = sd::generate(spec, 42);
+    const double gen_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const sd::DeviceCsr<double> d = sd::csr_to_device(A, ctx);
+    const auto v = d.view();
+    const double rows = double(A.rows), cols = double(A.cols), nnz = double(A.nnz());
+    const double csr_bytes = 8 * (rows + 1) + 12 * nnz;
+    std::printf("\n%s: %lld x %lld, %lld entries (generated in %.1f s)\n", spec.c_str(), (long long)A.rows,
+                (long long)A.cols, (long long)A.nnz(), gen_s);
+
+    // cuSPARSE inputs: int32 offsets
+    std::vector<int32_t> rp32(A.row_ptr.begin(), A.row_ptr.end());
+    sd::DeviceBuffer d_rp32(rp32.size() * 4, ctx);
+    sd::copy_host_to_device(d_rp32.data(), rp32.data(), rp32.size() * 4, stream);
+    const int* csr_rp = d_rp32.as<const int>();
+    const int* csr_ci = v.col_idx;
+    const double* csr_val = v.values;
+    const int m = int(A.rows), n = int(A.cols), nz = int(A.nnz());
+
+    // ---- CSR -> CSC
+    {
+      sd::DeviceBuffer cp((A.cols + 1) * 4, ctx), ri(size_t(nz) * 4, ctx), cv(size_t(nz) * 8, ctx);
+      size_t bytes = 0;
+      CUSPARSE_OK(cusparseCsr2cscEx2_bufferSize(handle, m, n, nz, csr_val, csr_rp, csr_ci, cv.data(), cp.as<int>(),
+                                                ri.as<int>(), CUDA_R_64F, CUSPARSE_ACTION_NUMERIC,
+                                                CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, &bytes));
+      sd::DeviceBuffer work(std::max<size_t>(bytes, 16), ctx);
+      const double cus = time_ms(stream, [&] {
+        cusparseCsr2cscEx2(handle, m, n, nz, csr_val, csr_rp, csr_ci, cv.data(), cp.as<int>(), ri.as<int>(),
+                           CUDA_R_64F, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1,
+                           work.data());
+      });
+      const double ms = time_ms(stream, [&] { sd::gpu_csr_to_csc(v, ctx); });
+      report("csr_to_csc", ms, csr_bytes + 8 * (cols + 1) + 12 * nnz, cus);
+    }
+    // ---- BCSR and cuSPARSE csr2gebsr
+    for (auto [h, w] : {std::pair{16, 8}, std::pair{16, 16}, std::pair{8, 8}}) {
+      const sd::DeviceBcsr<double> b = sd::gpu_csr_to_bcsr(v, h, w, ctx);
+      const double blocks = double(b.blocks);
+      const int mb = (m + h - 1) / h;
+      cusparseMatDescr_t da, dc;
+      cusparseCreateMatDescr(&da);
+      cusparseCreateMatDescr(&dc);
+      int buffer = 0;
+      CUSPARSE_OK(cusparseDcsr2gebsr_bufferSize(handle, CUSPARSE_DIRECTION_ROW, m, n, da, csr_val, csr_rp, csr_ci, h,
+                                                w, &buffer));
+      sd::DeviceBuffer work(std::max<size_t>(size_t(buffer), 16), ctx), brp(size_t(mb + 1) * 4, ctx);
+      sd::DeviceBuffer bci(size_t(b.blocks) * 4, ctx), bval(size_t(b.blocks) * h * w * 8, ctx);
+      const double cus = time_ms(stream, [&] {
+        int nnzb = 0;
+        cusparseXcsr2gebsrNnz(handle, CUSPARSE_DIRECTION_ROW, m, n, da, csr_rp, csr_ci, dc, brp.as<int>(), h, w,
+                              &nnzb, work.data());
+        cusparseDcsr2gebsr(handle, CUSPARSE_DIRECTION_ROW, m, n, da, csr_val, csr_rp, csr_ci, dc, bval.as<double>(),
+                           brp.as<int>(), bci.as<int>(), h, w, work.data());
+      });
+      cusparseDestroyMatDescr(da);
+      cusparseDestroyMatDescr(dc);
+      const double ms = time_ms(stream, [&] { sd::gpu_csr_to_bcsr(v, h, w, ctx); });
+      const double out = 8 * (double(mb) + 1) + blocks * (4 + 8.0 * h * w);
+      report("csr_to_bcsr " + std::to_string(h) + "x" + std::to_string(w) + " (" + std::to_string(b.blocks) + ")", ms,
+             csr_bytes + out, cus);
+      if (h == 16 && w == 8) {
+        const double sort_ms = time_ms(stream, [&] {
+          sd::gpuconv::find_block_columns(v.row_ptr, v.col_idx, v.rows, v.cols, v.nnz, h, nullptr, mb, h, w, false,
+                                          ctx);
+        });
+        report("  of which find_block_columns", sort_ms, 8 * (rows + 1) + 4 * nnz + 4 * blocks);
+      }
+    }
+    // ---- the other formats
+    {
+      const sd::DeviceBitmapTiles<double> t = sd::gpu_csr_to_bitmap_tiles(v, ctx);
+      const double ms = time_ms(stream, [&] { sd::gpu_csr_to_bitmap_tiles(v, ctx); });
+      report("csr_to_bitmap_tiles (" + std::to_string(t.tiles) + ")", ms,
+             csr_bytes + 8 * (rows / 8 + 2) + double(t.tiles) * 24 + 8 + 8 * nnz);
+    }
+    {
+      const sd::DeviceDcsr<double> t = sd::gpu_csr_to_dcsr(v, ctx);
+      const double ms = time_ms(stream, [&] { sd::gpu_csr_to_dcsr(v, ctx); });
+      report("csr_to_dcsr", ms, csr_bytes + 16 * double(t.nonempty_rows) + 8 + 12 * nnz);
+    }
+    for (int64_t sw : {int64_t(4096), int64_t(65536)}) {
+      const sd::DeviceTiledDcsr<double> t = sd::gpu_csr_to_tiled_dcsr(v, sw, ctx);
+      const double ms = time_ms(stream, [&] { sd::gpu_csr_to_tiled_dcsr(v, sw, ctx); });
+      report("csr_to_tiled_dcsr " + std::to_string(sw), ms,
+             csr_bytes + 8 * double(t.strips() + 1) + 12 * double(t.row_segments) + 8 + 12 * nnz);
+    }
+    {
+      std::vector<int64_t> groups{0};
+      std::mt19937_64 rng(7);
+      std::uniform_int_distribution<int64_t> size(8, 24);
+      while (groups.back() < A.rows) groups.push_back(std::min<int64_t>(A.rows, groups.back() + size(rng)));
+      const sd::DeviceVbr<double> t = sd::gpu_csr_to_vbr(v, groups, 16, ctx);
+      const double ms = time_ms(stream, [&] { sd::gpu_csr_to_vbr(v, groups, 16, ctx); });
+      report("csr_to_vbr 8..24 x 16", ms,
+             csr_bytes + 16 * double(groups.size()) + 12 * double(t.blocks) + 8.0 * double(t.value_count));
+    }
+    {
+      std::vector<int64_t> perm(size_t(A.rows));
+      std::iota(perm.begin(), perm.end(), int64_t(0));
+      std::shuffle(perm.begin(), perm.end(), std::mt19937_64(3));
+      sd::DeviceBuffer dp(perm.size() * 8, ctx);
+      sd::copy_host_to_device(dp.data(), perm.data(), perm.size() * 8, stream);
+      const double ms = time_ms(stream, [&] { sd::gpu_permute_rows(v, dp.as<const int64_t>(), ctx); });
+      report("permute_rows", ms, 2 * csr_bytes + 8 * rows);
+    }
+    // ---- normalisation: int32 one-based CSR; shuffled int32 COO
+    {
+      sd::DeviceBuffer rp1((A.rows + 1) * 4, ctx), ci1(size_t(nz) * 4, ctx);
+      std::vector<int32_t> r1(rp32), c1(A.col_idx.begin(), A.col_idx.end());
+      for (auto& x : r1) ++x;
+      for (auto& x : c1) ++x;
+      sd::copy_host_to_device(rp1.data(), r1.data(), r1.size() * 4, stream);
+      sd::copy_host_to_device(ci1.data(), c1.data(), c1.size() * 4, stream);
+      sd::RawSparse raw;
+      raw.format = SPARSETC_FORMAT_CSR;
+      raw.rows = A.rows;
+      raw.cols = A.cols;
+      raw.nnz = A.nnz();
+      raw.offsets = rp1.data();
+      raw.indices = ci1.data();
+      raw.values = v.values;
+      raw.offset_type = SPARSETC_INDEX_32;
+      raw.index_type = SPARSETC_INDEX_32;
+      raw.base = SPARSETC_BASE_ONE;
+      raw.value_type = SPARSETC_VALUE_F64;
+      double ms = time_ms(stream, [&] { sd::gpu_normalize<double>(raw, SPARSETC_DUPLICATES_ERROR, ctx); });
+      report("normalize CSR int32 base 1", ms, 4 * (rows + 1) + 12 * nnz + csr_bytes);
+
+      std::vector<int32_t> rows32(static_cast<size_t>(nz));
+      for (int64_t r = 0; r < A.rows; ++r)
+        for (int64_t k = A.row_ptr[size_t(r)]; k < A.row_ptr[size_t(r + 1)]; ++k) rows32[size_t(k)] = int32_t(r);
+      std::vector<int64_t> order(static_cast<size_t>(nz));
+      std::iota(order.begin(), order.end(), int64_t(0));
+      std::shuffle(order.begin(), order.end(), std::mt19937_64(5));
+      std::vector<int32_t> sr(static_cast<size_t>(nz)), sc(static_cast<size_t>(nz));
+      std::vector<double> sv(static_cast<size_t>(nz));
+      for (size_t k = 0; k < order.size(); ++k) {
+        sr[k] = rows32[size_t(order[k])];
+        sc[k] = int32_t(A.col_idx[size_t(order[k])]);
+        sv[k] = A.values[size_t(order[k])];
+      }
+      sd::DeviceBuffer dr(sr.size() * 4, ctx), dc(sc.size() * 4, ctx), dv(sv.size() * 8, ctx);
+      sd::copy_host_to_device(dr.data(), sr.data(), sr.size() * 4, stream);
+      sd::copy_host_to_device(dc.data(), sc.data(), sc.size() * 4, stream);
+      sd::copy_host_to_device(dv.data(), sv.data(), sv.size() * 8, stream);
+      raw.format = SPARSETC_FORMAT_COO;
+      raw.offsets = dr.data();
+      raw.indices = dc.data();
+      raw.values = dv.data();
+      raw.base = SPARSETC_BASE_ZERO;
+      ms = time_ms(stream, [&] { sd::gpu_normalize<double>(raw, SPARSETC_DUPLICATES_SUM, ctx); });
+      report("normalize COO int32 shuffled", ms, 16 * nnz + csr_bytes);
+    }
+    // ---- values
+    {
+      sd::DeviceBuffer out(size_t(nz) * 2, ctx);
+      const double ms = time_ms(stream, [&] { sd::gpu_convert_values(v.values, v.nnz, SPARSETC_VALUE_F16, out.data(), ctx); });
+      report("convert_values f64 -> f16", ms, 10 * nnz);
+    }
+  }
+  cusparseDestroy(handle);
+  cudaStreamDestroy(stream);
+}
+
+}  // namespace
