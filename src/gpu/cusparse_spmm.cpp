@@ -54,22 +54,25 @@ struct Descriptors {
   }
 };
 
+// Descriptors are made once per plan and only re-pointed at each execution: creating them costs
+// microseconds of host time, as much as a small SpMM takes on the device.
 class CusparseSpmm final : public SpmmExecutor {
  public:
   CusparseSpmm(sparsetc_handle_s& handle, const SpmmProblem& problem) : handle_(handle), problem_(problem) {
     compute_ = problem.compute == SPARSETC_COMPUTE_64F ? CUDA_R_64F : CUDA_R_32F;  // tf32: cuSPARSE runs fp32
-    // The buffer size depends on shapes and types only; a placeholder pointer stands in for B and C.
+    // The buffer size depends on shapes and types only; a placeholder pointer stands in for B and C
+    // until the first execution.
     placeholder_ = DeviceBuffer(256, handle.gpu());
-    Descriptors d;
-    d.a = describe_sparse(problem.A->layout);
-    d.b = describe_dense(problem.B, placeholder_.data());
-    d.c = describe_dense(problem.C, placeholder_.data());
+    d_.a = describe_sparse(problem.A->layout);
+    described_values_ = problem.A->layout.values;
+    d_.b = describe_dense(problem.B, placeholder_.data());
+    d_.c = describe_dense(problem.C, placeholder_.data());
     double one = 1.0;
     float one_f = 1.0f;
     const void* scalar = compute_ == CUDA_R_64F ? static_cast<const void*>(&one) : &one_f;
     SPARSETC_CUSPARSE_CHECK(cusparseSpMM_bufferSize(handle.cusparse_context().on(handle.stream),
                                                     cusparse_op(problem.op), CUSPARSE_OPERATION_NON_TRANSPOSE, scalar,
-                                                    d.a, d.b, scalar, d.c, compute_, CUSPARSE_SPMM_ALG_DEFAULT,
+                                                    d_.a, d_.b, scalar, d_.c, compute_, CUSPARSE_SPMM_ALG_DEFAULT,
                                                     &buffer_bytes_));
   }
 
@@ -78,22 +81,24 @@ class CusparseSpmm final : public SpmmExecutor {
   void execute(double alpha, const sparsetc_dense_s& B, double beta, const sparsetc_dense_s& C, void* workspace,
                size_t) override {
     handle_.activate();
-    DeviceBuffer own;
     if (!workspace && buffer_bytes_) {
-      own = DeviceBuffer(buffer_bytes_, handle_.gpu());
-      workspace = own.data();
+      // Kept for the plan's next executions (from the handle's pool or allocator).
+      if (!own_workspace_.data()) own_workspace_ = DeviceBuffer(buffer_bytes_, handle_.gpu());
+      workspace = own_workspace_.data();
     }
-    Descriptors d;
-    d.a = describe_sparse(problem_.A->layout);  // re-described: borrowed values may have moved
-    d.b = describe_dense(B, B.values);
-    d.c = describe_dense(C, C.values);
+    if (problem_.A->layout.values != described_values_) {  // a borrowed matrix's values moved
+      SPARSETC_CUSPARSE_CHECK(cusparseSpMatSetValues(d_.a, const_cast<void*>(problem_.A->layout.values)));
+      described_values_ = problem_.A->layout.values;
+    }
+    SPARSETC_CUSPARSE_CHECK(cusparseDnMatSetValues(d_.b, B.values));
+    SPARSETC_CUSPARSE_CHECK(cusparseDnMatSetValues(d_.c, C.values));
     double alpha_d = alpha, beta_d = beta;
     float alpha_f = float(alpha), beta_f = float(beta);
     const bool f64 = compute_ == CUDA_R_64F;
     SPARSETC_CUSPARSE_CHECK(cusparseSpMM(handle_.cusparse_context().on(handle_.stream), cusparse_op(problem_.op),
                                          CUSPARSE_OPERATION_NON_TRANSPOSE,
-                                         f64 ? static_cast<const void*>(&alpha_d) : &alpha_f, d.a, d.b,
-                                         f64 ? static_cast<const void*>(&beta_d) : &beta_f, d.c, compute_,
+                                         f64 ? static_cast<const void*>(&alpha_d) : &alpha_f, d_.a, d_.b,
+                                         f64 ? static_cast<const void*>(&beta_d) : &beta_f, d_.c, compute_,
                                          CUSPARSE_SPMM_ALG_DEFAULT, workspace));
   }
 
@@ -101,7 +106,9 @@ class CusparseSpmm final : public SpmmExecutor {
   sparsetc_handle_s& handle_;
   SpmmProblem problem_;
   cudaDataType compute_;
-  DeviceBuffer placeholder_;
+  DeviceBuffer placeholder_, own_workspace_;
+  Descriptors d_;
+  const void* described_values_ = nullptr;
   size_t buffer_bytes_ = 0;
 };
 
