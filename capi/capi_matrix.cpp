@@ -157,7 +157,10 @@ sparsetc_status_t sparsetc_matrix_convert(sparsetc_handle_t handle, sparsetc_mat
                     value_type);
     // Device matrices convert through the host in this version (a synchronisation point).
     auto csr = canonical_f64(*handle, *source);
-    *result = from_canonical(*handle, csr, format, offset_type, index_type, base, value_type, source->memory).release();
+    auto converted = from_canonical(*handle, csr, format, offset_type, index_type, base, value_type, source->memory);
+    converted->row_permutation = source->row_permutation;  // still the same reordered matrix
+    converted->group_ptr = source->group_ptr;
+    *result = converted.release();
   });
 }
 

@@ -19,7 +19,7 @@ namespace {
 
 struct ReadOptions {
   ro::Options engine;
-  double auto_min_reduction = 0.0;
+  double auto_min_reduction = 0.05;
 };
 
 // Append-only reading: fields past struct_size keep their defaults; zeros mean defaults.
@@ -43,13 +43,13 @@ ReadOptions read_options(const sparsetc_reorder_options_t* in, int threads) {
   detail::require(o.pad_groups == 0 || o.pad_groups == 1, SPARSETC_STATUS_INVALID_VALUE,
                   "options->pad_groups must be 0 or 1, got ", o.pad_groups);
   detail::require(o.auto_min_reduction >= 0 && o.auto_min_reduction < 1, SPARSETC_STATUS_INVALID_VALUE,
-                  "options->auto_min_reduction must be in [0, 1), got ", o.auto_min_reduction);
+                  "options->auto_min_reduction must be in [0, 1) (0 for the default 0.05), got ", o.auto_min_reduction);
   if (o.tau != 0) out.engine.tau = o.tau;
   if (o.block_width != 0) out.engine.block_width = o.block_width;
   if (o.block_height != 0) out.engine.block_height = o.block_height;
   out.engine.max_group_height = o.max_group_height;
   out.engine.pad_groups = o.pad_groups != 0;
-  out.auto_min_reduction = o.auto_min_reduction;
+  if (o.auto_min_reduction != 0) out.auto_min_reduction = o.auto_min_reduction;
   return out;
 }
 

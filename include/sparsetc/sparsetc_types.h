@@ -284,8 +284,8 @@ enum sparsetc_reorder_method_e {
   SPARSETC_REORDER_MAX_ = 0x7FFFFFFF
 };
 
-/* Options of sparsetc_matrix_reorder; NULL means defaults, and so does a zero in tau, block_width
- * and block_height (a zero-initialised struct with struct_size set is the default). */
+/* Options of sparsetc_matrix_reorder; NULL means defaults, and so does a zero in tau, block_width,
+ * block_height and auto_min_reduction (a zero-initialised struct with struct_size set is the default). */
 typedef struct sparsetc_reorder_options_t {
   size_t struct_size;         /* set to sizeof(sparsetc_reorder_options_t) */
   double tau;                 /* similarity threshold in (0, 1]; 0: default 0.5 */
@@ -296,7 +296,8 @@ typedef struct sparsetc_reorder_options_t {
                                  remaining rows (the density guarantee then covers the unpadded part); 0: off */
   int32_t reserved;           /* set to 0 */
   double auto_min_reduction;  /* AUTO keeps 1-SA only if it removes more than this fraction of the
-                                 block_height x block_width blocks; default 0 (any reduction) */
+                                 block_height x block_width blocks, in [0, 1); 0: default 0.05 (the
+                                 permuted output costs a little); any reduction: e.g. 1e-9 */
 } sparsetc_reorder_options_t;
 
 /* Blocking quality of a matrix, filled by sparsetc_matrix_get_reorder_quality. BCSR figures are for

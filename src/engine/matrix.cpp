@@ -162,6 +162,10 @@ std::unique_ptr<sparsetc_matrix_s> copy_matrix_to(sparsetc_handle_s& handle, spa
   copy->memory = memory;
   copy->ownership = SPARSETC_COPY;
   copy->duplicates = matrix.duplicates;
+  // A copy of a reordered matrix is the same reordered matrix: multiplies still answer in the
+  // original row order (or refuse where a path cannot yet).
+  copy->row_permutation = matrix.row_permutation;
+  copy->group_ptr = matrix.group_ptr;
   if (memory == SPARSETC_MEMORY_HOST) {
     if (matrix.memory == SPARSETC_MEMORY_HOST) {
       copy->host_storage.offsets = copy_bytes(matrix.layout.offsets, bytes.offsets);

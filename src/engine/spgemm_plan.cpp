@@ -63,7 +63,7 @@ std::unique_ptr<sparsetc_spgemm_plan_s> make_spgemm_plan(sparsetc_handle_s& hand
                     : SPARSETC_COMPUTE_32F;
   const bool on_device = A.memory == SPARSETC_MEMORY_DEVICE;
   require(!on_device || (A.row_permutation.empty() && B.row_permutation.empty()), SPARSETC_STATUS_NOT_SUPPORTED,
-          "reordered device matrices arrive with the tensor-core SpMM (issue 5)");
+          "multiplying a reordered matrix in device memory is not supported in this version (multiply it on the host, or the original on the device)");
   switch (alg) {
     case SPARSETC_SPGEMM_ALG_AUTO:
       plan->alg = on_device ? SPARSETC_SPGEMM_ALG_CUSPARSE : SPARSETC_SPGEMM_ALG_CPU;

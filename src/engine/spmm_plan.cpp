@@ -68,7 +68,7 @@ std::unique_ptr<sparsetc_spmm_plan_s> make_spmm_plan(sparsetc_handle_s& handle, 
   plan->problem.compute = resolve_compute(plan->problem);
   const bool on_device = A.memory == SPARSETC_MEMORY_DEVICE;
   require(!on_device || A.row_permutation.empty(), SPARSETC_STATUS_NOT_SUPPORTED,
-          "reordered device matrices arrive with the tensor-core SpMM (issue 5)");
+          "multiplying a reordered matrix in device memory is not supported in this version (multiply it on the host, or the original on the device)");
 
   switch (alg) {
     case SPARSETC_SPMM_ALG_AUTO:

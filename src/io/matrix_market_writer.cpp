@@ -29,7 +29,13 @@ void check_csr(const CsrMatrix<double>& m) {
     if (j < 0 || j >= m.cols) bad("column index out of range");
 }
 
-char* append_int(char* at, char* end, int64_t value) { return std::to_chars(at, end, value).ptr; }
+// Formats into [at, end - 1), so one separator always fits after the number.
+template <typename... Format>
+char* append_number(char* at, char* end, Format... format) {
+  const std::to_chars_result r = std::to_chars(at, end - 1, format...);
+  require(r.ec == std::errc(), SPARSETC_STATUS_INTERNAL_ERROR, "a number does not fit the line buffer");
+  return r.ptr;
+}
 
 // Calls sink(const char*, size_t) with the whole file, in chunks of about kChunk bytes.
 template <typename Sink>
@@ -40,12 +46,12 @@ void format_matrix(const CsrMatrix<double>& m, Sink&& sink) {
   char line[96];  // two 20-digit integers and a 24-character double, with separators
   for (int64_t i = 0; i < m.rows; ++i) {
     for (int64_t k = m.row_ptr[size_t(i)]; k < m.row_ptr[size_t(i + 1)]; ++k) {
-      char* at = append_int(line, line + sizeof line, i + 1);
+      char* at = append_number(line, line + sizeof line, i + 1);
       *at++ = ' ';
-      at = append_int(at, line + sizeof line, m.col_idx[size_t(k)] + 1);
+      at = append_number(at, line + sizeof line, m.col_idx[size_t(k)] + 1);
       *at++ = ' ';
       // Same digits as printf("%.17g"): enough for every double to read back exactly.
-      at = std::to_chars(at, line + sizeof line, m.values[size_t(k)], std::chars_format::general, 17).ptr;
+      at = append_number(at, line + sizeof line, m.values[size_t(k)], std::chars_format::general, 17);
       *at++ = '\n';
       chunk.append(line, size_t(at - line));
       if (chunk.size() >= kChunk) {

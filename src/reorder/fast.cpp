@@ -4,27 +4,34 @@
 // Steps (all but the greedy scan parallel):
 //  1. quotient rows: the distinct column blocks of every row (Eq. 4);
 //  2. Ashcraft compression: a 64-bit hash and the size of every quotient row, sort, and identical
-//     patterns among equal keys become one class (pattern compared on every collision);
+//     patterns among equal keys become one class (patterns compared on every collision);
 //  3. a prefix index: blocks ranked by how many classes hold them (rarest first); class d of
 //     size s is listed under its k_d = s - a(s) + t(s) rarest blocks, where a(s) bounds from
 //     below the overlap any accepted row of size s has with any pattern (scan_common.hpp) and
-//     t(s) = min(a(s), t0(s)) is the count threshold. Lists are in class order.
-//  4. the greedy scan, group by group: the group's blocks are looked up in the index; a list is
-//     read only past the position where its block entered the pattern; counter[d] counts d's
-//     prefix blocks in the pattern, and d becomes a candidate (min-heap on the class) when it
-//     reaches t(s). Candidates are visited in class order and judged with the exact overlap
-//     (pattern blocks are tagged), by the same merge condition as the oracle. A merge adds the
-//     new blocks, whose lists are read from the merged class on.
+//     t(s) = min(a(s), t0(s)) is the count threshold. A block's list is split by the size of the
+//     classes (buckets), each part in class order.
+//  4. the greedy scan, group by group: cursors on the lists of the group's blocks, read only past
+//     the class where the block entered the pattern and only in the size buckets the merge
+//     condition can still accept (tau*|P| <= s <= lambda0/(1 - tau/2) for 1-SA). The lists are
+//     read tile by tile (8192 classes, counters in L1); a class whose count of prefix blocks in
+//     the pattern reaches t(s) is a candidate. Candidates are visited in class order and judged
+//     by the oracle's merge condition on the exact overlap (prefix hits + the suffix counted
+//     against a bitmap of the pattern). A merge adds the new blocks, whose lists are read from
+//     the merged class on.
 //  5. speculation: the scan is sequential by nature (a group depends on every earlier group),
 //     but a rejected class does not change a group, so the groups of the next K seeds are
 //     computed in parallel against the state before the batch and committed in order while
 //     none of the classes they take was touched by an earlier commit of the batch.
 #include <omp.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include <algorithm>
 #include <chrono>
 #include <climits>
 #include <functional>
+#include <memory>
 #include <numeric>
 
 #include "core/error.hpp"
@@ -222,49 +229,59 @@ int64_t bucket_low(int k) {
 }
 int64_t bucket_high(int k) { return bucket_low(k + 1) - 1; }
 
+struct Segment {
+  int64_t start;   // into entries
+  int32_t length;  // shrinks on compaction
+  // Every entry before `head` is a consumed class. Shared by the speculating threads: any value
+  // one of them stores is true (consumed stays consumed), so relaxed atomic accesses suffice and
+  // a lost update only costs a longer skip.
+  mutable int32_t head;
+  int32_t bucket;
+  int32_t load_head() const { return __atomic_load_n(&head, __ATOMIC_RELAXED); }
+  void store_head(int32_t h) const { __atomic_store_n(&head, h, __ATOMIC_RELAXED); }
+};
+
 struct Lists {
-  // Segments of block b: seg_ptr[b] .. seg_ptr[b+1], in increasing bucket order.
+  // Segments of block b: segments[seg_ptr[b] .. seg_ptr[b+1]), in increasing bucket order; one
+  // block's segments are adjacent (a cursor opening touches few cache lines).
   std::vector<int64_t> seg_ptr;
-  std::vector<int32_t> seg_bucket;
-  std::vector<int64_t> seg_start, seg_length;
+  std::vector<Segment> segments;
   std::vector<int32_t> entries;
 
   // Drops the classes without remaining rows.
   void compact(const std::vector<int64_t>& remaining, int threads) {
-    const int64_t segments = int64_t(seg_start.size());
-    parallel_chunks(segments, threads, 1024, [&](int64_t begin, int64_t end) {
+    const int64_t count = int64_t(segments.size());
+    parallel_chunks(count, threads, 1024, [&](int64_t begin, int64_t end) {
       for (int64_t g = begin; g < end; ++g) {
-        int32_t* e = entries.data() + seg_start[size_t(g)];
-        int64_t kept = 0;
-        for (int64_t k = 0; k < seg_length[size_t(g)]; ++k)
+        Segment& seg = segments[size_t(g)];
+        int32_t* e = entries.data() + seg.start;
+        int32_t kept = 0;
+        for (int32_t k = 0; k < seg.length; ++k)
           if (remaining[size_t(e[k])] > 0) e[kept++] = e[k];
-        seg_length[size_t(g)] = kept;
+        seg.length = kept;
+        seg.head = 0;
       }
     });
   }
 };
 
-// Lists of the entries (class, block) that blocks_of(d, out) gives for each class d: a counting
-// sort by block (classes stay in order), then each block's entries stably sorted by size bucket.
-template <typename BlocksOf>
-Lists build_lists(int64_t classes, int64_t blocks, const std::vector<int64_t>& class_ptr, int threads,
-                  BlocksOf blocks_of) {
-  auto bucket_of = [&](int64_t d) { return size_bucket(class_ptr[size_t(d + 1)] - class_ptr[size_t(d)]); };
+// Lists of the entries (class d, block idx[k]) for k in [ptr[d], ptr[d+1]): a counting sort by
+// block (classes stay in order), then each block's entries stably sorted by size bucket.
+Lists build_lists(int64_t classes, int64_t blocks, const std::vector<int64_t>& class_ptr,
+                  const std::vector<int64_t>& ptr, const std::vector<int32_t>& idx, int threads) {
+  std::vector<uint8_t> bucket(static_cast<size_t>(classes));
+  for (int64_t d = 0; d < classes; ++d) bucket[size_t(d)] = uint8_t(size_bucket(class_ptr[size_t(d + 1)] - class_ptr[size_t(d)]));
+  auto bucket_of = [&](int32_t d) { return int(bucket[size_t(d)]); };
   std::vector<int64_t> start(size_t(blocks + 1), 0);
-  std::vector<int32_t> tmp;
-  for (int64_t d = 0; d < classes; ++d) {
-    blocks_of(d, tmp);
-    for (int32_t b : tmp) start[size_t(b + 1)]++;
-  }
+  for (int64_t k = 0; k < ptr[size_t(classes)]; ++k) start[size_t(idx[size_t(k)] + 1)]++;
   for (int64_t b = 0; b < blocks; ++b) start[size_t(b + 1)] += start[size_t(b)];
   Lists l;
   l.entries.resize(size_t(start[size_t(blocks)]));
   {
     std::vector<int64_t> at(start.begin(), start.end() - 1);
-    for (int64_t d = 0; d < classes; ++d) {
-      blocks_of(d, tmp);
-      for (int32_t b : tmp) l.entries[size_t(at[size_t(b)]++)] = int32_t(d);
-    }
+    for (int64_t d = 0; d < classes; ++d)
+      for (int64_t k = ptr[size_t(d)]; k < ptr[size_t(d + 1)]; ++k)
+        l.entries[size_t(at[size_t(idx[size_t(k)])]++)] = int32_t(d);
   }
   // Segments per block: counted in parallel, then laid out.
   std::vector<int64_t> segments(size_t(blocks + 1), 0);
@@ -272,7 +289,10 @@ Lists build_lists(int64_t classes, int64_t blocks, const std::vector<int64_t>& c
     for (int64_t b = begin; b < end; ++b) {
       int32_t* first = l.entries.data() + start[size_t(b)];
       int32_t* last = l.entries.data() + start[size_t(b + 1)];
-      std::stable_sort(first, last, [&](int32_t x, int32_t y) { return bucket_of(x) < bucket_of(y); });
+      // (bucket, class) is a total order: the same result as a stable sort by bucket.
+      std::sort(first, last, [&](int32_t x, int32_t y) {
+        return bucket_of(x) != bucket_of(y) ? bucket_of(x) < bucket_of(y) : x < y;
+      });
       int64_t n = 0;
       for (int32_t* it = first; it != last; ++it) n += it == first || bucket_of(*it) != bucket_of(*(it - 1));
       segments[size_t(b + 1)] = n;
@@ -280,22 +300,17 @@ Lists build_lists(int64_t classes, int64_t blocks, const std::vector<int64_t>& c
   });
   for (int64_t b = 0; b < blocks; ++b) segments[size_t(b + 1)] += segments[size_t(b)];
   l.seg_ptr = segments;
-  const size_t total = size_t(segments[size_t(blocks)]);
-  l.seg_bucket.resize(total);
-  l.seg_start.resize(total);
-  l.seg_length.resize(total);
+  l.segments.resize(size_t(segments[size_t(blocks)]));
   parallel_chunks(blocks, threads, 1024, [&](int64_t begin, int64_t end) {
     for (int64_t b = begin; b < end; ++b) {
       int64_t g = segments[size_t(b)] - 1;
       for (int64_t k = start[size_t(b)]; k < start[size_t(b + 1)]; ++k) {
         const int bucket = bucket_of(l.entries[size_t(k)]);
-        if (k == start[size_t(b)] || bucket != l.seg_bucket[size_t(g)]) {
+        if (k == start[size_t(b)] || bucket != l.segments[size_t(g)].bucket) {
           ++g;
-          l.seg_bucket[size_t(g)] = bucket;
-          l.seg_start[size_t(g)] = k;
-          l.seg_length[size_t(g)] = 0;
+          l.segments[size_t(g)] = Segment{k, 0, 0, bucket};
         }
-        l.seg_length[size_t(g)]++;
+        l.segments[size_t(g)].length++;
       }
     }
   });
@@ -357,9 +372,15 @@ struct Cursor {
 
 // Classes per tile of the list reads: the tile's counters (32 KiB) stay in L1.
 constexpr int64_t kTile = 8192;
-// Longest indexed prefix: counts are 16 bits. A longer one (a row of more than ~196k column
-// blocks) is not indexed; such classes are candidates of every group that could take them.
-constexpr int64_t kMaxPrefix = 65535;
+// Longest indexed prefix: counts are 16 bits (signed in the vector scan). A longer one (a row of
+// more than ~98k column blocks) is not indexed; such a class is a candidate of every group whose
+// size window holds it.
+constexpr int64_t kMaxPrefix = 32767;
+// A tile expected to hold at least this many list entries is counted densely: a plain increment
+// per entry into a zeroed tile array, then a vector scan for counts at their thresholds (merges
+// continue the scan from the merged class); the scan and the zeroing cost about as much as this
+// many entries. Sparser tiles: epoch counters that test the threshold per entry.
+constexpr double kDenseEntries = kTile / 8;
 
 struct Workspace {
   std::vector<Cursor> cursors;
@@ -369,6 +390,7 @@ struct Workspace {
   // epochs are cleared.
   std::vector<uint32_t> counter;
   uint32_t epoch = 0;
+  std::vector<uint16_t> dense;     // kTile counts of the current dense tile, zero between tiles
   std::vector<int32_t> heap;       // candidates (min-heap on the class)
   std::vector<int32_t> pattern;
   std::vector<int32_t> class_tag;  // padding: classes already in the group or ranked
@@ -425,33 +447,34 @@ class Scanner {
       const int64_t t = std::max<int64_t>(1, std::min<int64_t>(a, slack(s, a)));
       threshold_[size_t(d)] = uint8_t(t);
       int64_t k = s == 0 ? 0 : s - a + t;
-      if (k > kMaxPrefix) {  // counts would not fit 16 bits: such a class is checked by every group
+      if (k > std::min<int64_t>(kMaxPrefix, o_.max_indexed_prefix)) {  // counts would not fit 16 bits
         huge_.push_back(int32_t(d));
         k = 0;
       }
       prefix_ptr[size_t(d + 1)] = prefix_ptr[size_t(d)] + k;
     }
+    threshold16_.assign(threshold_.begin(), threshold_.end());
+    // Every class's blocks, its prefix first: the visit counts only the suffix (the prefix hits
+    // are the class's counter).
+    ranked_.resize(cls_.idx.size());
+    prefix_length_.resize(size_t(C));
     std::vector<int32_t> prefix(size_t(prefix_ptr[size_t(C)]));
     parallel_chunks(C, o_.threads, kRowChunk, [&](int64_t begin, int64_t end) {
-      std::vector<int32_t> tmp;
       for (int64_t d = begin; d < end; ++d) {
         const int64_t k = prefix_ptr[size_t(d + 1)] - prefix_ptr[size_t(d)];
+        prefix_length_[size_t(d)] = int32_t(k);
+        int32_t* first = ranked_.data() + cls_.ptr[size_t(d)];
+        int32_t* last = ranked_.data() + cls_.ptr[size_t(d + 1)];
+        std::copy(cls_.idx.begin() + cls_.ptr[size_t(d)], cls_.idx.begin() + cls_.ptr[size_t(d + 1)], first);
         if (k == 0) continue;
-        tmp.assign(cls_.idx.begin() + cls_.ptr[size_t(d)], cls_.idx.begin() + cls_.ptr[size_t(d + 1)]);
         auto by_rank = [&](int32_t x, int32_t y) { return rank[size_t(x)] < rank[size_t(y)]; };
-        if (k < int64_t(tmp.size())) std::nth_element(tmp.begin(), tmp.begin() + (k - 1), tmp.end(), by_rank);
-        std::copy(tmp.begin(), tmp.begin() + k, prefix.begin() + prefix_ptr[size_t(d)]);
+        if (k < last - first) std::nth_element(first, first + (k - 1), last, by_rank);
+        std::copy(first, first + k, prefix.begin() + prefix_ptr[size_t(d)]);
       }
     });
-    prefix_lists_ = build_lists(C, blocks_, cls_.ptr, o_.threads, [&](int64_t d, std::vector<int32_t>& out) {
-      out.assign(prefix.begin() + prefix_ptr[size_t(d)], prefix.begin() + prefix_ptr[size_t(d + 1)]);
-    });
+    prefix_lists_ = build_lists(C, blocks_, cls_.ptr, prefix_ptr, prefix, o_.threads);
     stats.index_entries = int64_t(prefix_lists_.entries.size());
-    if (o_.pad_groups) {
-      full_lists_ = build_lists(C, blocks_, cls_.ptr, o_.threads, [&](int64_t d, std::vector<int32_t>& out) {
-        out.assign(cls_.idx.begin() + cls_.ptr[size_t(d)], cls_.idx.begin() + cls_.ptr[size_t(d + 1)]);
-      });
-    }
+    if (o_.pad_groups) full_lists_ = build_lists(C, blocks_, cls_.ptr, cls_.ptr, cls_.idx, o_.threads);
   }
 
   Groups run(Stats& stats) {
@@ -459,6 +482,7 @@ class Scanner {
     std::vector<Workspace> ws(static_cast<size_t>(threads));
     for (auto& w : ws) {
       w.in_pattern.assign(size_t((blocks_ + 63) / 64), 0);
+      w.dense.assign(size_t(kTile), 0);
       w.counter.resize(size_t(cls_.count));
       for (int64_t d = 0; d < cls_.count; ++d) w.counter[size_t(d)] = uint32_t(threshold_[size_t(d)]) << 16;
       if (o_.pad_groups) w.class_tag.assign(size_t(cls_.count), 0);
@@ -573,26 +597,52 @@ class Scanner {
 
   // A block of the pattern entered at class `from`: cursors on its list segments past `from`, in
   // the size buckets that overlap the window.
-  void open_cursors(Workspace& w, int32_t b, int64_t from, std::pair<int64_t, int64_t> window) const {
+  void open_cursors(Workspace& w, int32_t b, int64_t from, std::pair<int64_t, int64_t> window, bool seed) const {
     const Lists& l = prefix_lists_;
-    const int64_t s0 = l.seg_ptr[size_t(b)], s1 = l.seg_ptr[size_t(b + 1)];
+    const Segment* g = l.segments.data() + l.seg_ptr[size_t(b)];
+    const Segment* const last = l.segments.data() + l.seg_ptr[size_t(b + 1)];
     // First segment whose bucket reaches the window (segments are in bucket order).
-    int64_t g = std::lower_bound(l.seg_bucket.begin() + s0, l.seg_bucket.begin() + s1, 0,
-                                 [&](int32_t bucket, int) { return bucket_high(bucket) < window.first; }) -
-                l.seg_bucket.begin();
-    for (; g < s1; ++g) {
-      if (bucket_low(l.seg_bucket[size_t(g)]) > window.second) break;
-      const int32_t* first = l.entries.data() + l.seg_start[size_t(g)];
-      const int32_t* end = first + l.seg_length[size_t(g)];
-      const int32_t* it = std::upper_bound(first, end, int32_t(from));
+    while (g != last && bucket_high(g->bucket) < window.first) ++g;
+    for (; g != last; ++g) {
+      if (bucket_low(g->bucket) > window.second) break;
+      const int32_t* first = l.entries.data() + g->start;
+      const int32_t* end = first + g->length;
+      const int32_t* it;
+      if (seed) {
+        // Every class before the seed is consumed but other seeds of the batch: walk from the
+        // head past consumed classes and classes <= from, and move the head to the first live one.
+        const int32_t* at = first + g->load_head();
+        const int32_t* live = nullptr;
+        while (at != end && (*at <= from || !live_.has(*at))) {
+          if (!live && live_.has(*at)) live = at;
+          ++at;
+        }
+        g->store_head(int32_t((live ? live : at) - first));
+        it = at;
+      } else {
+        it = std::upper_bound(first, end, int32_t(from));
+      }
       if (it != end) w.cursors.push_back({it, end});
+    }
+  }
+
+  // Starts loading what opening the cursors of these blocks reads (their segments, then their
+  // first entries), so the misses overlap instead of queueing one behind the other.
+  void prefetch_blocks(const int32_t* blocks, size_t n) const {
+    const Lists& l = prefix_lists_;
+    for (size_t k = 0; k < n; ++k) __builtin_prefetch(&l.seg_ptr[size_t(blocks[k])]);
+    for (size_t k = 0; k < n; ++k) __builtin_prefetch(l.segments.data() + l.seg_ptr[size_t(blocks[k])]);
+    for (size_t k = 0; k < n; ++k) {
+      const Segment& g = l.segments[size_t(l.seg_ptr[size_t(blocks[k])])];
+      if (l.seg_ptr[size_t(blocks[k]) + 1] > l.seg_ptr[size_t(blocks[k])])
+        __builtin_prefetch(l.entries.data() + g.start + g.load_head());
     }
   }
 
   // Counts the entries of a cursor below `limit` (one tile); a class whose count reaches its
   // threshold is appended to the candidates (the caller restores the heap). The tile's counters
   // stay in L1; no branch but the rare candidate one.
-  static void advance(Workspace& w, Cursor& cur, int32_t limit) {
+  void advance(Workspace& w, Cursor& cur, int32_t limit) const {
     const int32_t* it = cur.it;
     const int32_t* const end = cur.end;
     uint32_t* const counter = w.counter.data();
@@ -605,16 +655,21 @@ class Scanner {
       k = (k & 0xFF000000u) == epoch ? k : (epoch | (k & 0x00FF0000u));
       ++k;
       counter[d] = k;
-      if ((k & 0xFFFFu) == ((k >> 16) & 0xFFu)) append(w, d);
+      if ((k & 0xFFFFu) == ((k >> 16) & 0xFFu)) append(w, d, cls_.ptr.data());
     }
     w.counter_updates += it - start;
     cur.it = it;
+    prefetch_next_tile(it, end);
   }
-  __attribute__((noinline)) static void append(Workspace& w, int32_t d) { w.heap.push_back(d); }
+  // A candidate: its pattern offsets are read when it is visited, after the tile's counting.
+  __attribute__((noinline)) static void append(Workspace& w, int32_t d, const int64_t* class_ptr) {
+    w.heap.push_back(d);
+    __builtin_prefetch(class_ptr + d);
+  }
 
   // Advances the cursors [from, end) to the tile limit, dropping exhausted ones, and restores the
   // candidate heap over what they appended.
-  static void advance_all(Workspace& w, size_t from, int32_t limit) {
+  void advance_all(Workspace& w, size_t from, int32_t limit) const {
     const size_t before = w.heap.size();
     for (size_t k = from; k < w.cursors.size();) {
       advance(w, w.cursors[k], limit);
@@ -633,6 +688,57 @@ class Scanner {
     }
   }
 
+  // Dense tile: one increment per entry below `limit`.
+  static void advance_dense(Workspace& w, Cursor& cur, int32_t limit, int32_t tile_start) {
+    const int32_t* it = cur.it;
+    const int32_t* const end = cur.end;
+    uint16_t* const count = w.dense.data() - tile_start;
+    const int32_t* const start = it;
+    for (; it != end; ++it) {
+      const int32_t d = *it;
+      if (d >= limit) break;
+      ++count[d];
+    }
+    w.counter_updates += it - start;
+    cur.it = it;
+    prefetch_next_tile(it, end);
+  }
+  // The cursor's run in the next tile begins at `it`: start loading it now (lists live in L3, and
+  // every run's first line would otherwise be a miss).
+  static void prefetch_next_tile(const int32_t* it, const int32_t* end) {
+    for (int k = 0; k < 3 && it + 16 * k < end; ++k) __builtin_prefetch(it + 16 * k);
+  }
+  static void advance_all_dense(Workspace& w, size_t from, int32_t limit, int32_t tile_start) {
+    for (size_t k = from; k < w.cursors.size();) {
+      advance_dense(w, w.cursors[k], limit, tile_start);
+      if (w.cursors[k].it == w.cursors[k].end) {
+        w.cursors[k] = w.cursors.back();
+        w.cursors.pop_back();
+      } else {
+        ++k;
+      }
+    }
+  }
+  // First class in [from, limit) of the dense tile whose count reached its threshold, or limit.
+  int32_t scan_dense(const Workspace& w, int32_t from, int32_t limit, int32_t tile_start) const {
+    const uint16_t* count = w.dense.data() - tile_start;
+    const uint16_t* thr = threshold16_.data();
+    int32_t i = from;
+#ifdef __SSE2__
+    for (; i < limit && (i - tile_start) % 8 != 0; ++i)
+      if (count[i] >= thr[i]) return i;
+    for (; i + 8 <= limit; i += 8) {
+      const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(count + i));
+      const __m128i t = _mm_loadu_si128(reinterpret_cast<const __m128i*>(thr + i));
+      const int below = _mm_movemask_epi8(_mm_cmplt_epi16(c, t));  // counts < 2^15
+      if (below != 0xFFFF) return i + __builtin_ctz(unsigned(~below) & 0xFFFFu) / 2;
+    }
+#endif
+    for (; i < limit; ++i)
+      if (count[i] >= thr[i]) return i;
+    return limit;
+  }
+
   void add_to_pattern(Workspace& w, int32_t b) {
     w.in_pattern[size_t(b) >> 6] |= uint64_t(1) << (b & 63);
     w.pattern.push_back(b);
@@ -644,9 +750,11 @@ class Scanner {
     return I;
   }
 
-  // Whether class d joins: the smallest accepted overlap for (p, s) first (the conditions are
-  // monotone in I), then the overlap counted with an early exit once it cannot reach it.
-  bool accepts(const Workspace& w, int64_t d, int64_t p, int64_t lambda0) const {
+  // Whether class d joins, given its prefix blocks found in the pattern (exact at the visit: every
+  // block of the pattern had its list read past d, in d's size bucket, or d is outside the window).
+  // The smallest accepted overlap for (p, s) first (the conditions are monotone in I), then the
+  // suffix counted with an early exit once the overlap cannot reach it.
+  bool accepts(const Workspace& w, int64_t d, int64_t p, int64_t lambda0, int64_t prefix_hits) const {
     const int64_t s = size(d), top = std::min(p, s);
     auto ok = [&](int64_t I) {
       return one_sa_ ? one_sa_accepts(o_.tau, I, p, s, lambda0) : sa_accepts(o_.tau, I, lambda0, s);
@@ -663,10 +771,12 @@ class Scanner {
     int64_t need = std::clamp<int64_t>(int64_t(std::ceil(guess)), 1, top);
     while (need > 1 && ok(need - 1)) --need;
     while (!ok(need)) ++need;  // ok(top) holds
-    int64_t I = 0, left = s;
-    const int32_t* idx = cls_.idx.data() + cls_.ptr[size_t(d)];
-    for (int64_t k = 0; k < s; ++k) {
-      I += w.has(idx[k]);
+    const int64_t k = prefix_length_[size_t(d)];
+    int64_t I = prefix_hits, left = s - k;
+    if (I + left < need) return false;
+    const int32_t* suffix = ranked_.data() + cls_.ptr[size_t(d)] + k;
+    for (int64_t j = 0; j < s - k; ++j) {
+      I += w.has(suffix[j]);
       if (I + --left < need) return false;
     }
     return ok(I);
@@ -690,7 +800,8 @@ class Scanner {
     if (height < cap_ && lambda0 > 0) {
       {
         const auto window = size_window(lambda0, lambda0);
-        for (size_t k = 0; k < size_t(lambda0); ++k) open_cursors(w, w.pattern[k], c, window);
+        prefetch_blocks(w.pattern.data(), w.pattern.size());
+        for (size_t k = 0; k < size_t(lambda0); ++k) open_cursors(w, w.pattern[k], c, window, true);
         // Classes too long for the index: candidates of every group whose window holds them.
         for (int32_t d : huge_)
           if (d > c && size(d) <= window.second) w.heap.push_back(d);
@@ -698,41 +809,72 @@ class Scanner {
       }
       int32_t last = -1;  // a class can be a candidate twice (huge, or a count passing its threshold again)
       bool full = false;
+      // Visits candidate d: the same decision as the oracle's; a merge grows the pattern and opens
+      // cursors for the new blocks from d on. Returns whether the group is full.
+      auto visit = [&](int32_t d, int32_t limit, bool dense, int32_t tile_start) {
+        // Prefix hits so far (a huge class has no prefix; its counters stay at 0).
+        const uint32_t k = w.counter[size_t(d)];
+        const int64_t hits = dense ? w.dense[size_t(d - tile_start)]
+                                   : ((k >> 24) == w.epoch ? int64_t(k & 0xFFFFu) : 0);
+        if (d == last) return false;
+        last = d;
+        if (!live_.has(d)) return false;  // consumed, not yet compacted out of the lists
+        const int64_t s = size(d), p = int64_t(w.pattern.size());
+        const auto window = size_window(p, lambda0);
+        if (s < window.first || s > window.second) return false;
+        ++w.candidates;
+        if (!accepts(w, d, p, lambda0, hits)) return false;
+        take(d, cap_);
+        if (height >= cap_) return true;
+        if (one_sa_) {
+          const size_t before = w.pattern.size();
+          for (int64_t k = cls_.ptr[size_t(d)]; k < cls_.ptr[size_t(d + 1)]; ++k) {
+            const int32_t b = cls_.idx[size_t(k)];
+            if (!w.has(b)) add_to_pattern(w, b);
+          }
+          const auto grown = size_window(int64_t(w.pattern.size()), lambda0);
+          const size_t opened = w.cursors.size();
+          for (size_t k = before; k < w.pattern.size(); ++k) open_cursors(w, w.pattern[k], d, grown, false);
+          if (dense) advance_all_dense(w, opened, limit, tile_start);
+          else advance_all(w, opened, limit);
+        }
+        return false;
+      };
       // Tile by tile, in class order: count the tile's entries of every cursor, then visit its
       // candidates in order; a merge opens cursors for the new blocks, read at once to the tile end.
       while (!full) {
         int32_t lowest = w.heap.empty() ? INT32_MAX : w.heap.front();
-        for (const Cursor& cur : w.cursors) lowest = std::min(lowest, *cur.it);
+        double expected = 0;  // entries in the tile, if every list is spread evenly over the classes left
+        for (const Cursor& cur : w.cursors) {
+          lowest = std::min(lowest, *cur.it);
+          expected += double(cur.end - cur.it) / double(cls_.count - *cur.it);
+        }
         if (lowest == INT32_MAX) break;
-        const int32_t limit = int32_t(std::min<int64_t>((int64_t(lowest) / kTile + 1) * kTile, cls_.count));
-        advance_all(w, 0, limit);
-        while (!w.heap.empty() && w.heap.front() < limit) {
-          std::pop_heap(w.heap.begin(), w.heap.end(), std::greater<int32_t>());
-          const int32_t d = w.heap.back();
-          w.heap.pop_back();
-          if (d == last) continue;
-          last = d;
-          if (!live_.has(d)) continue;  // consumed, not yet compacted out of the lists
-          const int64_t s = size(d), p = int64_t(w.pattern.size());
-          const auto window = size_window(p, lambda0);
-          if (s < window.first || s > window.second) continue;
-          ++w.candidates;
-          if (!accepts(w, d, p, lambda0)) continue;
-          take(d, cap_);
-          if (height >= cap_) {
-            full = true;
-            break;
-          }
-          if (one_sa_) {
-            const size_t before = w.pattern.size();
-            for (int64_t k = cls_.ptr[size_t(d)]; k < cls_.ptr[size_t(d + 1)]; ++k) {
-              const int32_t b = cls_.idx[size_t(k)];
-              if (!w.has(b)) add_to_pattern(w, b);
+        const int32_t tile_start = int32_t(int64_t(lowest) / kTile * kTile);
+        const int32_t limit = int32_t(std::min<int64_t>(int64_t(tile_start) + kTile, cls_.count));
+        if (expected * double(limit - tile_start) >= kDenseEntries) {
+          advance_all_dense(w, 0, limit, tile_start);
+          for (int32_t pos = std::max<int32_t>(tile_start, int32_t(c + 1)); !full;) {
+            const int32_t from_scan = scan_dense(w, pos, limit, tile_start);
+            const int32_t from_heap = !w.heap.empty() && w.heap.front() < limit ? w.heap.front() : limit;
+            const int32_t d = std::min(from_scan, from_heap);
+            if (d == limit) break;
+            if (d == from_heap) {
+              std::pop_heap(w.heap.begin(), w.heap.end(), std::greater<int32_t>());
+              w.heap.pop_back();
             }
-            const auto grown = size_window(int64_t(w.pattern.size()), lambda0);
-            const size_t opened = w.cursors.size();
-            for (size_t k = before; k < w.pattern.size(); ++k) open_cursors(w, w.pattern[k], d, grown);
-            advance_all(w, opened, limit);
+            pos = d + 1;
+            full = visit(d, limit, true, tile_start);
+          }
+          std::fill(w.dense.begin(), w.dense.begin() + (limit - tile_start), uint16_t(0));
+        } else {
+          advance_all(w, 0, limit);
+          while (!full && !w.heap.empty() && w.heap.front() < limit) {
+            std::pop_heap(w.heap.begin(), w.heap.end(), std::greater<int32_t>());
+            const int32_t d = w.heap.back();
+            w.heap.pop_back();
+            if (!w.heap.empty()) __builtin_prefetch(cls_.idx.data() + cls_.ptr[size_t(w.heap.front())]);
+            full = visit(d, limit, false, tile_start);
           }
         }
       }
@@ -752,8 +894,8 @@ class Scanner {
     const Lists& l = full_lists_;
     for (int32_t b : w.pattern) {
       for (int64_t g = l.seg_ptr[size_t(b)]; g < l.seg_ptr[size_t(b + 1)]; ++g) {
-        const int32_t* first = l.entries.data() + l.seg_start[size_t(g)];
-        const int32_t* end = first + l.seg_length[size_t(g)];
+        const int32_t* first = l.entries.data() + l.segments[size_t(g)].start;
+        const int32_t* end = first + l.segments[size_t(g)].length;
         for (const int32_t* it = std::upper_bound(first, end, int32_t(c)); it != end; ++it) {
           const int32_t d = *it;
           if (remaining_[size_t(d)] == 0 || w.class_tag[size_t(d)] == w.ctag) continue;
@@ -786,7 +928,10 @@ class Scanner {
   LiveSet live_;
   std::vector<int64_t> modified_;  // batch that last changed the class
   std::vector<uint8_t> threshold_;
+  std::vector<uint16_t> threshold16_;  // the same, for the vector scan of dense tiles
   std::vector<int32_t> huge_;  // classes whose prefix is longer than kMaxPrefix (not indexed)
+  std::vector<int32_t> ranked_;         // class blocks (offsets cls_.ptr), the prefix first
+  std::vector<int32_t> prefix_length_;  // per class
   Lists prefix_lists_, full_lists_;
 };
 

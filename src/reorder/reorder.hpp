@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace sparsetc::detail::reorder {
@@ -38,6 +39,7 @@ struct Options {
   HashKind hash = HashKind::mixed;
   int prefix_slack = -1;         // t0 of the prefix index (>= 1); -1: the default rule
   int speculation = -1;          // seeds computed ahead per batch; -1: adaptive, 1: strictly sequential
+  int64_t max_indexed_prefix = std::numeric_limits<int64_t>::max();  // longer prefixes are not indexed (at most 32767 anyway)
 };
 
 struct Blocking {
@@ -99,12 +101,19 @@ struct Quality {
 Quality measure(const Pattern& a, const int64_t* permutation, const std::vector<int64_t>& group_ptr,
                 int64_t block_height, int64_t block_width, int threads = 0);
 
-// AUTO: 1-SA unless it does not reduce the h x Δ_W block count by more than min_reduction
-// (relative) or raises the standard deviation of blocks per block row; then the identity.
+// AUTO: the candidates are 1-SA with the options and, when neither a maximum height nor padding
+// is asked for, 1-SA with groups capped at block_height and padded to it (aligned with the BCSR
+// block rows, SMaT's variant). A candidate is eligible if it removes more than min_reduction of
+// the block_height x block_width blocks of the identity and raises the standard deviation of
+// blocks per block row by at most kAutoStdTolerance; the eligible one with the fewest blocks
+// wins, and without one the identity stays.
+constexpr double kAutoStdTolerance = 0.05;
 struct AutoChoice {
   Method method = Method::identity;
+  bool aligned = false;  // the capped and padded variant won
   Blocking blocking;
-  Quality identity_quality, one_sa_quality;
+  Quality identity_quality;
+  std::vector<Quality> candidate_quality;  // in the order above
 };
 AutoChoice choose(const Pattern& a, const Options& options, double min_reduction, Stats* stats = nullptr);
 

@@ -361,7 +361,29 @@ TEST_F(ReorderCapi, KeepsTypesAndValues) {
   for (auto m : {A, half, R}) sparsetc_matrix_destroy(m);
 }
 
-// Device matrices: reordering works through the host; multiplying them waits for issue 5.
+TEST_F(ReorderCapi, EmptyMatrices) {
+  const int64_t offsets[4] = {0, 0, 0, 0};
+  for (int64_t cols : {0, 5}) {
+    sparsetc_matrix_t A = nullptr, R = nullptr;
+    ASSERT_OK(h_, sparsetc_matrix_create_csr(h_, &A, 3, cols, 0, offsets, nullptr, nullptr, SPARSETC_INDEX_64,
+                                             SPARSETC_INDEX_32, SPARSETC_BASE_ZERO, SPARSETC_VALUE_F64,
+                                             SPARSETC_MEMORY_HOST, SPARSETC_COPY));
+    for (sparsetc_reorder_method_t method :
+         {SPARSETC_REORDER_ONE_SA, SPARSETC_REORDER_SA, SPARSETC_REORDER_AUTO, SPARSETC_REORDER_IDENTITY}) {
+      ASSERT_OK(h_, sparsetc_matrix_reorder(h_, A, method, nullptr, &R));
+      EXPECT_EQ(permutation_of(R, 3), (std::vector<int64_t>{0, 1, 2}));  // one class of empty rows, in order
+      sparsetc_reorder_quality_t q{};
+      q.struct_size = sizeof q;
+      ASSERT_OK(h_, sparsetc_matrix_get_reorder_quality(h_, R, 16, 8, &q));
+      EXPECT_EQ(q.blocks, 0);
+      sparsetc_matrix_destroy(R);
+    }
+    sparsetc_matrix_destroy(A);
+  }
+}
+
+// Device matrices: reordering works through the host; the device paths refuse to multiply them
+// (rather than answer in the reordered row order).
 TEST_F(ReorderCapi, ReorderedDeviceMatricesAreNotMultipliedYet) {
   int32_t devices = 0;
   sparsetc_get_device_count(&devices);
@@ -376,12 +398,54 @@ TEST_F(ReorderCapi, ReorderedDeviceMatricesAreNotMultipliedYet) {
   info.struct_size = sizeof info;
   ASSERT_OK(g, sparsetc_matrix_get_info(dR, &info));
   EXPECT_EQ(info.memory, SPARSETC_MEMORY_DEVICE);
+  // Its permutation survives the trip through the host.
+  sparsetc_matrix_t hR = nullptr;
+  ASSERT_OK(g, sparsetc_matrix_reorder(g, A, SPARSETC_REORDER_ONE_SA, nullptr, &hR));
+  EXPECT_EQ(permutation_of(dR, 256), permutation_of(hR, 256));
   sparsetc_spgemm_plan_t plan = nullptr;
   EXPECT_EQ(sparsetc_spgemm_plan_create(g, &plan, SPARSETC_OP_NON_TRANSPOSE, dR, SPARSETC_OP_NON_TRANSPOSE, dA,
                                         SPARSETC_COMPUTE_DEFAULT, SPARSETC_SPGEMM_ALG_AUTO, nullptr),
             SPARSETC_STATUS_NOT_SUPPORTED);
-  for (auto m : {A, dA, dR}) sparsetc_matrix_destroy(m);
+  EXPECT_NE(message_of(g).find("reordered matrix in device memory"), std::string::npos) << message_of(g);
+  sparsetc_dense_t B = nullptr, C = nullptr;  // plans take shapes only: no memory needed
+  ASSERT_OK(g, sparsetc_dense_create(g, &B, 256, 4, 4, nullptr, SPARSETC_VALUE_F32, SPARSETC_ORDER_ROW,
+                                     SPARSETC_MEMORY_DEVICE));
+  ASSERT_OK(g, sparsetc_dense_create(g, &C, 256, 4, 4, nullptr, SPARSETC_VALUE_F32, SPARSETC_ORDER_ROW,
+                                     SPARSETC_MEMORY_DEVICE));
+  sparsetc_spmm_plan_t spmm = nullptr;
+  EXPECT_EQ(sparsetc_spmm_plan_create(g, &spmm, SPARSETC_OP_NON_TRANSPOSE, dR, B, C, SPARSETC_COMPUTE_DEFAULT,
+                                      SPARSETC_SPMM_ALG_AUTO),
+            SPARSETC_STATUS_NOT_SUPPORTED);
+  EXPECT_NE(message_of(g).find("reordered matrix in device memory"), std::string::npos) << message_of(g);
+  // A reordered host matrix copied to the device stays reordered (and so is refused there too);
+  // copied back, it multiplies in the original row order again.
+  sparsetc_matrix_t dR2 = nullptr, back = nullptr;
+  ASSERT_OK(g, sparsetc_matrix_copy_to(g, hR, SPARSETC_MEMORY_DEVICE, &dR2));
+  EXPECT_EQ(permutation_of(dR2, 256), permutation_of(hR, 256));
+  EXPECT_EQ(sparsetc_spmm_plan_create(g, &spmm, SPARSETC_OP_NON_TRANSPOSE, dR2, B, C, SPARSETC_COMPUTE_DEFAULT,
+                                      SPARSETC_SPMM_ALG_AUTO),
+            SPARSETC_STATUS_NOT_SUPPORTED);
+  ASSERT_OK(g, sparsetc_matrix_copy_to(g, dR2, SPARSETC_MEMORY_HOST, &back));
+  EXPECT_EQ(permutation_of(back, 256), permutation_of(hR, 256));
+  sparsetc_dense_destroy(B);
+  sparsetc_dense_destroy(C);
+  for (auto m : {A, dA, dR, hR, dR2, back}) sparsetc_matrix_destroy(m);
   sparsetc_destroy(g);
+}
+
+}  // namespace
+
+namespace {
+
+TEST_F(ReorderCapi, ConversionKeepsThePermutation) {
+  sparsetc_matrix_t A = generate("blocks:256:16:0.2:0.3");
+  sparsetc_matrix_t R = reorder(A, SPARSETC_REORDER_ONE_SA);
+  sparsetc_matrix_t csc = nullptr;
+  ASSERT_OK(h_, sparsetc_matrix_convert(h_, R, SPARSETC_FORMAT_CSC, SPARSETC_INDEX_32, SPARSETC_INDEX_32,
+                                        SPARSETC_BASE_ONE, SPARSETC_VALUE_F64, &csc));
+  EXPECT_EQ(permutation_of(csc, 256), permutation_of(R, 256));
+  expect_same_spmm(A, csc, SPARSETC_VALUE_F64);
+  for (auto m : {A, R, csc}) sparsetc_matrix_destroy(m);
 }
 
 }  // namespace
