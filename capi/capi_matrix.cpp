@@ -155,7 +155,13 @@ sparsetc_status_t sparsetc_matrix_convert(sparsetc_handle_t handle, sparsetc_mat
     detail::require(detail::is_valid_base(base), SPARSETC_STATUS_INVALID_VALUE, "unknown index base ", base);
     detail::require(detail::is_valid_value_type(value_type), SPARSETC_STATUS_INVALID_VALUE, "unknown value type ",
                     value_type);
-    // Device matrices convert through the host in this version (a synchronisation point).
+    if (source->memory == SPARSETC_MEMORY_DEVICE && handle->backend == SPARSETC_BACKEND_GPU &&
+        (format == SPARSETC_FORMAT_CSR || format == SPARSETC_FORMAT_CSC)) {
+      *result = detail::convert_on_device(*handle, *source, format, offset_type, index_type, base, value_type)
+                    .release();
+      return;
+    }
+    // Host matrices, and device matrices to COO, convert through the host engine.
     auto csr = canonical_f64(*handle, *source);
     auto converted = from_canonical(*handle, csr, format, offset_type, index_type, base, value_type, source->memory);
     converted->row_permutation = source->row_permutation;  // still the same reordered matrix

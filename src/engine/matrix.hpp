@@ -68,3 +68,13 @@ struct HostView {
 HostView host_view(sparsetc_handle_s& handle, sparsetc_matrix_s& matrix);
 
 }  // namespace sparsetc::detail
+
+namespace sparsetc::detail {
+
+// Converts a device matrix to CSR or CSC with the given types on the GPU (no host round trip).
+std::unique_ptr<sparsetc_matrix_s> convert_on_device(sparsetc_handle_s& handle, sparsetc_matrix_s& source,
+                                                     sparsetc_format_t format, sparsetc_index_type_t offset_type,
+                                                     sparsetc_index_type_t index_type, sparsetc_index_base_t base,
+                                                     sparsetc_value_type_t value_type);
+
+}  // namespace sparsetc::detail

@@ -68,3 +68,81 @@ TEST_F(DeviceMatrix, HostPointersAreRefusedForDeviceMatrices) {
                                        SPARSETC_MEMORY_DEVICE, SPARSETC_COPY),
             SPARSETC_STATUS_INVALID_VALUE);
 }
+
+namespace {
+
+// Bytes of a matrix's three arrays, read back to the host.
+struct ArrayBytes {
+  std::vector<unsigned char> offsets, indices, values;
+  bool operator==(const ArrayBytes& o) const {
+    return offsets == o.offsets && indices == o.indices && values == o.values;
+  }
+};
+
+ArrayBytes bytes_of(sparsetc_handle_t h, sparsetc_matrix_t m) {
+  sparsetc_matrix_t host = nullptr;
+  EXPECT_EQ(sparsetc_matrix_copy_to(h, m, SPARSETC_MEMORY_HOST, &host), SPARSETC_STATUS_SUCCESS) << last_error(h);
+  sparsetc_matrix_info_t info{};
+  info.struct_size = sizeof info;
+  sparsetc_matrix_get_info(host, &info);
+  void *p = nullptr, *c = nullptr, *v = nullptr;
+  sparsetc_matrix_get_arrays(host, &p, &c, &v);
+  const size_t isz = info.index_type == SPARSETC_INDEX_32 ? 4 : 8, osz = info.offset_type == SPARSETC_INDEX_32 ? 4 : 8;
+  const size_t vsz = info.value_type == SPARSETC_VALUE_F64 ? 8 : info.value_type == SPARSETC_VALUE_F32 ? 4 : 2;
+  const int64_t outer = info.format == SPARSETC_FORMAT_CSR ? info.rows + 1 : info.cols + 1;
+  ArrayBytes b;
+  b.offsets.assign(static_cast<unsigned char*>(p), static_cast<unsigned char*>(p) + size_t(outer) * osz);
+  b.indices.assign(static_cast<unsigned char*>(c), static_cast<unsigned char*>(c) + size_t(info.nnz) * isz);
+  b.values.assign(static_cast<unsigned char*>(v), static_cast<unsigned char*>(v) + size_t(info.nnz) * vsz);
+  sparsetc_matrix_destroy(host);
+  return b;
+}
+
+TEST_F(DeviceMatrix, ConvertOnTheDeviceEqualsTheHost) {
+  for (const char* spec : {"uniform:1001:7:999", "rmat:10:6", "band:777:5", "poisson3d27:9"}) {
+    SCOPED_TRACE(spec);
+    sparsetc_matrix_t host = nullptr, dev = nullptr;
+    ASSERT_OK(cpu_, sparsetc_matrix_generate(cpu_, spec, fresh_seed(), SPARSETC_VALUE_F64, &host));
+    ASSERT_OK(gpu_, sparsetc_matrix_copy_to(gpu_, host, SPARSETC_MEMORY_DEVICE, &dev));
+    for (sparsetc_format_t format : {SPARSETC_FORMAT_CSR, SPARSETC_FORMAT_CSC})
+      for (sparsetc_index_type_t it : {SPARSETC_INDEX_32, SPARSETC_INDEX_64})
+        for (sparsetc_index_base_t base : {SPARSETC_BASE_ZERO, SPARSETC_BASE_ONE})
+          for (sparsetc_value_type_t vt : {SPARSETC_VALUE_F16, SPARSETC_VALUE_BF16, SPARSETC_VALUE_F32}) {
+            sparsetc_matrix_t on_host = nullptr, on_device = nullptr;
+            ASSERT_OK(cpu_, sparsetc_matrix_convert(cpu_, host, format, it, it, base, vt, &on_host));
+            ASSERT_OK(gpu_, sparsetc_matrix_convert(gpu_, dev, format, it, it, base, vt, &on_device));
+            sparsetc_matrix_info_t info{};
+            info.struct_size = sizeof info;
+            ASSERT_OK(gpu_, sparsetc_matrix_get_info(on_device, &info));
+            EXPECT_EQ(info.memory, SPARSETC_MEMORY_DEVICE);
+            EXPECT_TRUE(bytes_of(gpu_, on_device) == bytes_of(cpu_, on_host))
+                << "format " << format << " index " << it << " base " << base << " value " << vt;
+            sparsetc_matrix_destroy(on_host);
+            sparsetc_matrix_destroy(on_device);
+          }
+    // Out of fp16 range: the same status and message as on the host.
+    std::vector<double> big(size_t([&] {
+      sparsetc_matrix_info_t info{};
+      info.struct_size = sizeof info;
+      sparsetc_matrix_get_info(host, &info);
+      return info.nnz;
+    }()), 1.0);
+    big[big.size() / 2] = 1e6;
+    DeviceArray<double> dbig(big);
+    ASSERT_OK(gpu_, sparsetc_matrix_set_values(gpu_, dev, dbig.get()));
+    ASSERT_OK(cpu_, sparsetc_matrix_set_values(cpu_, host, big.data()));
+    sparsetc_matrix_t a = nullptr, b = nullptr;
+    EXPECT_EQ(sparsetc_matrix_convert(gpu_, dev, SPARSETC_FORMAT_CSR, SPARSETC_INDEX_32, SPARSETC_INDEX_32,
+                                      SPARSETC_BASE_ZERO, SPARSETC_VALUE_F16, &a),
+              SPARSETC_STATUS_VALUE_OUT_OF_RANGE);
+    EXPECT_EQ(sparsetc_matrix_convert(cpu_, host, SPARSETC_FORMAT_CSR, SPARSETC_INDEX_32, SPARSETC_INDEX_32,
+                                      SPARSETC_BASE_ZERO, SPARSETC_VALUE_F16, &b),
+              SPARSETC_STATUS_VALUE_OUT_OF_RANGE);
+    EXPECT_EQ(a, nullptr);
+    EXPECT_EQ(last_error(gpu_).substr(last_error(gpu_).find(':')), last_error(cpu_).substr(last_error(cpu_).find(':')));
+    sparsetc_matrix_destroy(dev);
+    sparsetc_matrix_destroy(host);
+  }
+}
+
+}  // namespace

@@ -175,4 +175,17 @@ template <typename V>
 [[noreturn]] void value_out_of_range_error(const V* d_src, int64_t index, sparsetc_value_type_t type,
                                            cudaStream_t stream);
 
+// ---- 5. Export: canonical compressed arrays (CSR: outer = rows; CSC: outer = cols) written with
+// the caller's offset and index widths, base and value type. SIZE_OVERFLOW when nnz does not fit
+// 32-bit offsets; VALUE_OUT_OF_RANGE (the host's message) when a value does not fit value_type.
+// One sync (the value conversion's counter).
+struct ExportedArrays {
+  DeviceBuffer offsets, indices, values;
+};
+template <typename V>
+ExportedArrays gpu_export_compressed(int64_t outer, int64_t nnz, const int64_t* ptr, const int32_t* idx,
+                                     const V* values, sparsetc_index_type_t offset_type,
+                                     sparsetc_index_type_t index_type, sparsetc_index_base_t base,
+                                     sparsetc_value_type_t value_type, const GpuContext& context);
+
 }  // namespace sparsetc::detail
