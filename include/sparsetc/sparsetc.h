@@ -135,8 +135,9 @@ SPARSETC_API sparsetc_status_t sparsetc_matrix_generate(sparsetc_handle_t handle
 SPARSETC_API sparsetc_status_t sparsetc_matrix_copy_to(sparsetc_handle_t handle, sparsetc_matrix_t source,
                                                       sparsetc_memory_t memory, sparsetc_matrix_t* copy);
 /* Converts a matrix to CSR, CSC or COO with the given index types, base and value type, in the
- * same memory space. Value conversion to f16/bf16 fails with SPARSETC_STATUS_VALUE_OUT_OF_RANGE
- * naming the first value that does not fit. */
+ * same memory space (device matrices on a GPU handle convert to CSR/CSC on the device). Value
+ * conversion to f16/bf16 fails with SPARSETC_STATUS_VALUE_OUT_OF_RANGE naming the first value that
+ * does not fit. */
 SPARSETC_API sparsetc_status_t sparsetc_matrix_convert(sparsetc_handle_t handle, sparsetc_matrix_t source,
                                                       sparsetc_format_t format, sparsetc_index_type_t offset_type,
                                                       sparsetc_index_type_t index_type, sparsetc_index_base_t base,
