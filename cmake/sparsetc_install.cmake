@@ -12,6 +12,7 @@ install(FILES
   ${PROJECT_SOURCE_DIR}/include/sparsetc/sparsetc_export.h
   ${PROJECT_BINARY_DIR}/include/sparsetc/sparsetc_version.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/sparsetc COMPONENT Development)
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/sparsetc COMPONENT Runtime)
 install(EXPORT sparsetcTargets NAMESPACE sparsetc:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/sparsetc
   COMPONENT Development)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/sparsetcConfig.cmake.in
