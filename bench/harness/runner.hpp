@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/inputs.hpp"
 #include "harness/options.hpp"
 #include "harness/reference.hpp"
 #include "harness/results.hpp"
@@ -81,5 +82,15 @@ void record_not_run(Context& ctx, Result r, Status status, const std::string& re
 
 // Prints one progress line for a finished case to stderr.
 void report_case(const std::vector<Result>& results, size_t first, const CaseClock& clock);
+
+// A result row with the matrix's name and shape filled in; the suites complete the rest.
+inline Result case_result(const MatrixInput& input) {
+  Result r;
+  r.matrix = input.name;
+  r.rows = input.A.rows;
+  r.cols = input.A.cols;
+  r.nnz = input.A.nnz();
+  return r;
+}
 
 }  // namespace bench

@@ -321,11 +321,7 @@ void run_spgemm_suite(Context& ctx, const MatrixInput& input) {
   const HostCsr& a = input.A;
   CaseClock clock(o.timeout_per_case_s);
   const size_t first = ctx.results.size();
-  Result base;
-  base.matrix = input.name;
-  base.rows = a.rows;
-  base.cols = a.cols;
-  base.nnz = a.nnz();
+  Result base = case_result(input);
   base.op = "spgemm";
 
   std::unique_ptr<SpgemmMatrix> mat;

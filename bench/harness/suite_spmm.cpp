@@ -355,11 +355,7 @@ void run_spmm_suite(Context& ctx, const MatrixInput& input) {
   for (const std::string& l : o.layouts) layouts.push_back(l == "row");
   auto has_type = [&](cudaDataType t) { return std::find(types.begin(), types.end(), t) != types.end(); };
 
-  Result shape;
-  shape.matrix = input.name;
-  shape.rows = a.rows;
-  shape.cols = a.cols;
-  shape.nnz = a.nnz();
+  Result shape = case_result(input);
   shape.op = "spmm";
 
   std::unique_ptr<SpmmMatrix> mat;
