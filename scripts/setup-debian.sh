@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installs what building sparsetc needs on a fresh Debian machine that has the CUDA toolkit
-# (nvcc, cuSPARSE, cuBLAS, CCCL) but maybe no GPU. Installs only what is missing.
+# (nvcc, cuSPARSE, cuBLAS, CCCL) but maybe no GPU. Installs only what is missing. gfortran and
+# python3-numpy/python3-scipy are for the tests of the Fortran and Python bindings.
 set -euo pipefail
 
 need=()
-for pkg in cmake ninja-build g++ libgtest-dev libspdlog-dev zlib1g-dev binutils pkg-config valgrind; do
+for pkg in cmake ninja-build g++ libgtest-dev libspdlog-dev zlib1g-dev binutils pkg-config valgrind \
+           gfortran python3-numpy python3-scipy; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if ((${#need[@]})); then

@@ -6,7 +6,10 @@
 //   bsr16/T/L                         cusparseXcsr2bsr (block 16, row-major blocks) + BSR_ALG1
 //   bell{16,32}/f16/L                 Blocked-ELL built on the host from the CSR + BLOCKED_ELL_ALG1
 //   gemm_{f16,f32,tf32}/L             cublasGemmEx on the densified A (fp32 compute; tf32 rounds inputs)
-//   sparsetc/T/L                      sparsetc_spmm_plan_create + sparsetc_spmm_execute (C API)
+//   sparsetc/T/L                      sparsetc_spmm_plan_create + sparsetc_spmm_execute (C API), AUTO
+//   sparsetc_tc/T/L                   the same forced to SPARSETC_SPMM_ALG_BCSR_TC (T = f16, bf16, or
+//                                     tf32: f32 inputs with SPARSETC_COMPUTE_TF32); setup_ms is the
+//                                     plan's preprocessing (normalise, 1-SA when it pays, BCSR)
 // Whether cuSPARSE takes an algorithm for a layout and type is decided by cuSPARSE itself: a
 // refusal (NOT_SUPPORTED from bufferSize or SpMM) is recorded as `unsupported`, with its message.
 // B and C rows are padded to a multiple of 32 (the BSR and Blocked-ELL shapes need whole blocks);
@@ -292,8 +295,11 @@ class CublasGemm final : public SpmmVariant {
 
 class SparsetcSpmm final : public SpmmVariant {
  public:
-  SparsetcSpmm(Context& ctx, SpmmOperands& ops, bool row, cudaDataType type)
-      : SpmmVariant(ctx, ops, row, type, spmm_tolerance(type)), type_(type) {}
+  SparsetcSpmm(Context& ctx, SpmmOperands& ops, bool row, cudaDataType type,
+               sparsetc_spmm_alg_t alg = SPARSETC_SPMM_ALG_AUTO, sparsetc_compute_type_t compute = SPARSETC_COMPUTE_32F)
+      : SpmmVariant(ctx, ops, row, type,
+                    compute == SPARSETC_COMPUTE_TF32 ? spmm_tolerance(CUDA_R_16F) : spmm_tolerance(type)),  // tf32 ~ f16 mantissa
+        type_(type), alg_(alg), compute_(compute) {}
   void setup() override {
     sparsetc_handle_t h = ctx_.stc;
     const DeviceCsr& a = ops_.mat.device_csr(type_);
@@ -306,8 +312,8 @@ class SparsetcSpmm final : public SpmmVariant {
                                        SPARSETC_MEMORY_DEVICE));
     BENCH_STC(h, sparsetc_dense_create(h, &c_.d, a.rows, ops_.n, ops_.ldc(row_), ops_.C(row_), SPARSETC_VALUE_F32,
                                        order, SPARSETC_MEMORY_DEVICE));
-    BENCH_STC(h, sparsetc_spmm_plan_create(h, &plan_.p, SPARSETC_OP_NON_TRANSPOSE, a_.m, b_.d, c_.d,
-                                           SPARSETC_COMPUTE_32F, SPARSETC_SPMM_ALG_AUTO));
+    BENCH_STC(h, sparsetc_spmm_plan_create(h, &plan_.p, SPARSETC_OP_NON_TRANSPOSE, a_.m, b_.d, c_.d, compute_,
+                                           alg_));
     sparsetc_spmm_alg_t alg = 0;
     char reason[256] = {0};
     BENCH_STC(h, sparsetc_spmm_plan_get_alg(plan_.p, &alg, reason, sizeof reason));
@@ -325,6 +331,8 @@ class SparsetcSpmm final : public SpmmVariant {
 
  private:
   cudaDataType type_;
+  sparsetc_spmm_alg_t alg_;
+  sparsetc_compute_type_t compute_;
   StcMatrix a_;
   StcDense b_, c_;
   StcSpmmPlan plan_;
@@ -474,6 +482,13 @@ void run_spmm_suite(Context& ctx, const MatrixInput& input) {
         const std::string tn = type_name(t);
         consider(variant("sparsetc/" + tn, "sparsetc", "csr", "SPARSETC_SPMM_ALG_AUTO", tn, row, floor_bytes(t)),
                  t == CUDA_R_16F ? f16_range : "", [&] { return std::make_unique<SparsetcSpmm>(ctx, *ops, row, t); });
+        const bool f32 = t == CUDA_R_32F;
+        const sparsetc_compute_type_t compute = f32 ? SPARSETC_COMPUTE_TF32 : SPARSETC_COMPUTE_32F;
+        consider(variant(std::string("sparsetc_tc/") + (f32 ? "tf32" : tn.c_str()), "sparsetc", "bcsr",
+                         "SPARSETC_SPMM_ALG_BCSR_TC", f32 ? "tf32" : tn, row, floor_bytes(t)),
+                 t == CUDA_R_16F ? f16_range : "", [&] {
+                   return std::make_unique<SparsetcSpmm>(ctx, *ops, row, t, SPARSETC_SPMM_ALG_BCSR_TC, compute);
+                 });
       }
     }
     report_case(ctx.results, first, clock);

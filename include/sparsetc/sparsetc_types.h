@@ -172,7 +172,7 @@ enum sparsetc_spmm_alg_e {
   SPARSETC_SPMM_ALG_AUTO = 0,       /* the library chooses; the plan reports what and why */
   SPARSETC_SPMM_ALG_CPU = 1,        /* host engine (CPU backend or host operands) */
   SPARSETC_SPMM_ALG_CUSPARSE = 2,   /* the vendor library, for comparison and as a fallback */
-  SPARSETC_SPMM_ALG_BCSR_TC = 3,    /* (planned) BCSR on tensor cores, mma.sync, 1-SA reordering */
+  SPARSETC_SPMM_ALG_BCSR_TC = 3,    /* BCSR on tensor cores (mma.sync), 1-SA reordering when it pays */
   SPARSETC_SPMM_ALG_CSR = 4,        /* (planned) CSR row-per-warp */
   SPARSETC_SPMM_ALG_DCSR = 5,       /* (planned) doubly compressed rows */
   SPARSETC_SPMM_ALG_TILED_DCSR = 6, /* (planned) B-stationary tiled DCSR */
@@ -184,7 +184,9 @@ enum sparsetc_spmm_alg_e {
 typedef int32_t sparsetc_spgemm_alg_t;
 enum sparsetc_spgemm_alg_e {
   SPARSETC_SPGEMM_ALG_AUTO = 0,
-  SPARSETC_SPGEMM_ALG_BINNED_MERGE_PATH = 1, /* (planned) */
+  SPARSETC_SPGEMM_ALG_BINNED_MERGE_PATH = 1, /* GPU: Liu & Vinter's 4-stage binned SpGEMM (heap, bitonic ESC,
+                                                progressive merge path), deterministic, row panels under a
+                                                memory budget; AUTO's choice for device operands */
   SPARSETC_SPGEMM_ALG_TSPARSE_TC = 2,        /* (planned) */
   SPARSETC_SPGEMM_ALG_CUSPARSE = 3,
   SPARSETC_SPGEMM_ALG_CPU = 4,               /* host Gustavson with a sparse accumulator, sorted output */
@@ -245,7 +247,9 @@ typedef struct sparsetc_analysis_t {
 typedef struct sparsetc_spgemm_options_t {
   size_t struct_size;     /* set to sizeof(sparsetc_spgemm_options_t) */
   double drop_tolerance;  /* entries with |c| <= drop_tolerance are removed; < 0 keeps every entry (default -1);
-                             host engine only in this version */
+                             CPU and binned (device) algorithms */
+  size_t memory_budget;   /* bytes of temporary memory the binned algorithm's work may take; more work is split
+                             into row panels; 0 = half of the device memory free at plan creation (default) */
 } sparsetc_spgemm_options_t;
 
 /* Device memory from the caller (PyTorch, CuPy, RMM pools...). allocate returns 0 on success and

@@ -21,6 +21,8 @@ void read_options(const sparsetc_spgemm_options_t* options, SpgemmProblem& p) {
   std::memcpy(&o, options, std::min(options->struct_size, sizeof o));
   if (options->struct_size >= offsetof(sparsetc_spgemm_options_t, drop_tolerance) + sizeof(double))
     p.drop_tolerance = o.drop_tolerance;
+  if (options->struct_size >= offsetof(sparsetc_spgemm_options_t, memory_budget) + sizeof(size_t))
+    p.memory_budget = o.memory_budget;
 }
 
 void check_problem(const SpgemmProblem& p) {
@@ -66,8 +68,9 @@ std::unique_ptr<sparsetc_spgemm_plan_s> make_spgemm_plan(sparsetc_handle_s& hand
           "multiplying a reordered matrix in device memory is not supported in this version (multiply it on the host, or the original on the device)");
   switch (alg) {
     case SPARSETC_SPGEMM_ALG_AUTO:
-      plan->alg = on_device ? SPARSETC_SPGEMM_ALG_CUSPARSE : SPARSETC_SPGEMM_ALG_CPU;
-      plan->reason = on_device ? "operands in device memory: cuSPARSE (the only device path in this version)"
+      plan->alg = on_device ? SPARSETC_SPGEMM_ALG_BINNED_MERGE_PATH : SPARSETC_SPGEMM_ALG_CPU;
+      plan->reason = on_device ? "operands in device memory: binned merge-path SpGEMM (any index widths, "
+                                 "deterministic, bounded memory)"
                                : "operands in host memory: CPU engine";
       break;
     case SPARSETC_SPGEMM_ALG_CPU:
@@ -81,12 +84,21 @@ std::unique_ptr<sparsetc_spgemm_plan_s> make_spgemm_plan(sparsetc_handle_s& hand
       plan->reason = "requested: cuSPARSE";
       break;
     case SPARSETC_SPGEMM_ALG_BINNED_MERGE_PATH:
+      require(on_device, SPARSETC_STATUS_NOT_SUPPORTED,
+              "SPARSETC_SPGEMM_ALG_BINNED_MERGE_PATH needs device operands");
+      plan->alg = alg;
+      plan->reason = "requested: binned merge-path SpGEMM";
+      break;
     case SPARSETC_SPGEMM_ALG_TSPARSE_TC:
       fail(SPARSETC_STATUS_NOT_SUPPORTED, "SpGEMM algorithm ", alg, " is not available in this version");
     default:
       fail(SPARSETC_STATUS_INVALID_VALUE, "unknown SpGEMM algorithm ", alg);
   }
-  plan->executor = plan->alg == SPARSETC_SPGEMM_ALG_CPU ? make_cpu_spgemm(handle, p) : make_cusparse_spgemm(handle, p);
+  switch (plan->alg) {
+    case SPARSETC_SPGEMM_ALG_CPU: plan->executor = make_cpu_spgemm(handle, p); break;
+    case SPARSETC_SPGEMM_ALG_CUSPARSE: plan->executor = make_cusparse_spgemm(handle, p); break;
+    default: plan->executor = make_binned_spgemm(handle, p); break;
+  }
   SPARSETC_LOG(info, "spgemm plan: alg ", plan->alg, " (", plan->reason, "), products ", plan->executor->products());
   return plan;
 }

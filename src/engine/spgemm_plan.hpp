@@ -2,6 +2,7 @@
 // estimate) -> symbolic (pattern of C, nnz) -> numeric (values; repeatable for new values).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -20,6 +21,7 @@ struct SpgemmProblem {
   sparsetc_matrix_s* B = nullptr;
   sparsetc_compute_type_t compute = SPARSETC_COMPUTE_DEFAULT;  // resolved: 32F or 64F after planning
   double drop_tolerance = -1;
+  size_t memory_budget = 0;  // bytes of working memory for the binned SpGEMM's C~; 0 = automatic
 };
 
 class SpgemmExecutor {
@@ -35,6 +37,8 @@ class SpgemmExecutor {
 
 std::unique_ptr<SpgemmExecutor> make_cpu_spgemm(sparsetc_handle_s& handle, const SpgemmProblem& problem);
 std::unique_ptr<SpgemmExecutor> make_cusparse_spgemm(sparsetc_handle_s& handle, const SpgemmProblem& problem);
+// The binned merge-path pipeline on the GPU (gpu/spgemm/binned/); device operands.
+std::unique_ptr<SpgemmExecutor> make_binned_spgemm(sparsetc_handle_s& handle, const SpgemmProblem& problem);
 
 }  // namespace sparsetc::detail
 

@@ -67,28 +67,54 @@ std::unique_ptr<sparsetc_spmm_plan_s> make_spmm_plan(sparsetc_handle_s& handle, 
   check_problem(plan->problem);
   plan->problem.compute = resolve_compute(plan->problem);
   const bool on_device = A.memory == SPARSETC_MEMORY_DEVICE;
-  require(!on_device || A.row_permutation.empty(), SPARSETC_STATUS_NOT_SUPPORTED,
-          "multiplying a reordered matrix in device memory is not supported in this version (multiply it on the host, or the original on the device)");
+  const bool reordered = !A.row_permutation.empty();
 
   switch (alg) {
     case SPARSETC_SPMM_ALG_AUTO:
-      // Until the tensor-core paths land, the device is served by cuSPARSE and the host by our engine.
-      plan->alg = on_device ? SPARSETC_SPMM_ALG_CUSPARSE : SPARSETC_SPMM_ALG_CPU;
-      plan->reason = on_device ? "operands in device memory: cuSPARSE (the only device path in this version)"
-                               : "operands in host memory: CPU engine";
+      if (!on_device) {
+        plan->alg = SPARSETC_SPMM_ALG_CPU;
+        plan->reason = "operands in host memory: CPU engine";
+        plan->executor = make_cpu_spmm(handle, plan->problem);
+        break;
+      }
+      if (bcsr_tc_applies(plan->problem)) {
+        // A reordered device matrix is multiplied by the tensor-core path only (it answers in the
+        // original row order), so there it is taken whatever the fill.
+        plan->executor = make_bcsr_tc_spmm(handle, plan->problem, plan->reason, !reordered);
+        if (plan->executor) {
+          plan->alg = SPARSETC_SPMM_ALG_BCSR_TC;
+          break;
+        }
+      }
+      require(!reordered, SPARSETC_STATUS_NOT_SUPPORTED,
+              "a row-reordered device matrix is multiplied on the tensor cores only (f16/bf16 with COMPUTE_32F, "
+              "f32 with COMPUTE_TF32, f64 with COMPUTE_64F, op(A) = A)");
+      plan->alg = SPARSETC_SPMM_ALG_CUSPARSE;
+      plan->reason = plan->reason.empty() ? "device operands: cuSPARSE" : "cuSPARSE; " + plan->reason;
+      plan->executor = make_cusparse_spmm(handle, plan->problem);
       break;
     case SPARSETC_SPMM_ALG_CPU:
       require(!on_device, SPARSETC_STATUS_NOT_SUPPORTED,
               "SPARSETC_SPMM_ALG_CPU needs host operands (copy them with sparsetc_matrix_copy_to)");
       plan->alg = alg;
       plan->reason = "requested: CPU engine";
+      plan->executor = make_cpu_spmm(handle, plan->problem);
       break;
     case SPARSETC_SPMM_ALG_CUSPARSE:
       require(on_device, SPARSETC_STATUS_NOT_SUPPORTED, "SPARSETC_SPMM_ALG_CUSPARSE needs device operands");
+      require(!reordered, SPARSETC_STATUS_NOT_SUPPORTED,
+              "cuSPARSE cannot multiply a row-reordered device matrix in its original row order (use "
+              "SPARSETC_SPMM_ALG_BCSR_TC or the original matrix)");
       plan->alg = alg;
       plan->reason = "requested: cuSPARSE";
+      plan->executor = make_cusparse_spmm(handle, plan->problem);
       break;
     case SPARSETC_SPMM_ALG_BCSR_TC:
+      require(on_device, SPARSETC_STATUS_NOT_SUPPORTED, "SPARSETC_SPMM_ALG_BCSR_TC needs device operands");
+      plan->alg = alg;
+      plan->executor = make_bcsr_tc_spmm(handle, plan->problem, plan->reason, false);
+      plan->reason = "requested: " + plan->reason;
+      break;
     case SPARSETC_SPMM_ALG_CSR:
     case SPARSETC_SPMM_ALG_DCSR:
     case SPARSETC_SPMM_ALG_TILED_DCSR:
@@ -97,8 +123,6 @@ std::unique_ptr<sparsetc_spmm_plan_s> make_spmm_plan(sparsetc_handle_s& handle, 
     default:
       fail(SPARSETC_STATUS_INVALID_VALUE, "unknown SpMM algorithm ", alg);
   }
-  plan->executor = plan->alg == SPARSETC_SPMM_ALG_CPU ? make_cpu_spmm(handle, plan->problem)
-                                                      : make_cusparse_spmm(handle, plan->problem);
   SPARSETC_LOG(info, "spmm plan ", A.layout.rows, "x", A.layout.cols, " nnz ", A.layout.nnz, " N ", B.cols,
                ": alg ", plan->alg, " (", plan->reason, ")");
   return plan;

@@ -32,6 +32,15 @@ class SpmmExecutor {
 
 std::unique_ptr<SpmmExecutor> make_cpu_spmm(sparsetc_handle_s& handle, const SpmmProblem& problem);
 std::unique_ptr<SpmmExecutor> make_cusparse_spmm(sparsetc_handle_s& handle, const SpmmProblem& problem);
+// Device kernels of this library. alg: SPARSETC_SPMM_ALG_CSR, _DCSR or _TILED_DCSR.
+std::unique_ptr<SpmmExecutor> make_cuda_core_spmm(sparsetc_handle_s& handle, const SpmmProblem& problem,
+                                                  sparsetc_spmm_alg_t alg);
+// BCSR on tensor cores. With only_if_predicted_faster (AUTO), nullptr when A's blocks fill too
+// little for the tensor cores to beat the CUDA-core paths; `reason` says what was decided.
+std::unique_ptr<SpmmExecutor> make_bcsr_tc_spmm(sparsetc_handle_s& handle, const SpmmProblem& problem,
+                                                std::string& reason, bool only_if_predicted_faster);
+// Whether the problem's memory spaces and types fit the tensor-core path at all.
+bool bcsr_tc_applies(const SpmmProblem& problem);
 
 }  // namespace sparsetc::detail
 

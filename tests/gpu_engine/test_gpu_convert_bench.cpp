@@ -34,7 +34,13 @@ namespace {
 namespace sd = sparsetc::detail;
 
 // Median milliseconds of `runs` calls after one warm-up; each call is followed by a sync.
-double time_ms(cudaStream_t stream, const std::function<void()>& f, int runs = 7) {
+// SPARSETC_BENCH_RUNS overrides the number of timed runs (1 under a profiler).
+int bench_runs() {
+  const char* r = std::getenv("SPARSETC_BENCH_RUNS");
+  return r ? std::max(1, std::atoi(r)) : 7;
+}
+
+double time_ms(cudaStream_t stream, const std::function<void()>& f, int runs = bench_runs()) {
   f();
   EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
   std::vector<double> t;
@@ -132,6 +138,69 @@ TEST(GpuConvertBench, Timings) {
       });
       const double ms = time_ms(stream, [&] { sd::gpu_csr_to_csc(v, ctx); });
       report("csr_to_csc", ms, csr_bytes + 8 * (cols + 1) + 12 * nnz, cus);
+      for (int bits : {7}) {  // narrower digits: more passes, longer runs per tile
+        const double t = time_ms(stream, [&] {
+          sd::DeviceBuffer p, i, x;
+          sd::gpuconv::transpose_compressed(v.rows, v.cols, v.nnz, v.row_ptr, v.col_idx, v.values, p, i, x, ctx, bits);
+        });
+        report("  with " + std::to_string(bits) + "-bit digits", t, csr_bytes + 8 * (cols + 1) + 12 * nnz, cus);
+      }
+    }
+    // ---- The C API's CSR -> CSC of int32/f32 arrays: the direct transpose, the general path
+    // (normalise to int64/double, transpose, export) and cusparseCsr2cscEx2 in f32; the direct
+    // path's arrays must equal cuSPARSE's.
+    {
+      std::vector<float> f32(A.values.begin(), A.values.end());
+      sd::DeviceBuffer vals32(f32.size() * 4, ctx);
+      sd::copy_host_to_device(vals32.data(), f32.data(), f32.size() * 4, stream);
+      sd::DeviceBuffer cp((A.cols + 1) * 4, ctx), ri(size_t(nz) * 4, ctx), cv(size_t(nz) * 4, ctx);
+      size_t bytes = 0;
+      CUSPARSE_OK(cusparseCsr2cscEx2_bufferSize(handle, m, n, nz, vals32.data(), csr_rp, csr_ci, cv.data(),
+                                                cp.as<int>(), ri.as<int>(), CUDA_R_32F, CUSPARSE_ACTION_NUMERIC,
+                                                CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, &bytes));
+      sd::DeviceBuffer work(std::max<size_t>(bytes, 16), ctx);
+      const double cus = time_ms(stream, [&] {
+        cusparseCsr2cscEx2(handle, m, n, nz, vals32.data(), csr_rp, csr_ci, cv.data(), cp.as<int>(), ri.as<int>(),
+                           CUDA_R_32F, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1,
+                           work.data());
+      });
+      sd::DeviceBuffer op, oi, ov;
+      auto direct = [&] {
+        sd::gpuconv::transpose_user_arrays(A.rows, A.cols, A.nnz(), csr_rp, SPARSETC_INDEX_32, csr_ci, 0,
+                                           vals32.data(), 4, SPARSETC_INDEX_32, 0, op, oi, ov, ctx);
+      };
+      const double ms = time_ms(stream, direct);
+      const double api_bytes = 4 * (rows + 1) + 8 * nnz + 4 * (cols + 1) + 8 * nnz;
+      report("C API csr -> csc int32/f32", ms, api_bytes, cus);
+      sd::RawSparse raw;
+      raw.format = SPARSETC_FORMAT_CSR;
+      raw.rows = A.rows;
+      raw.cols = A.cols;
+      raw.nnz = A.nnz();
+      raw.offsets = csr_rp;
+      raw.indices = csr_ci;
+      raw.values = vals32.data();
+      raw.offset_type = SPARSETC_INDEX_32;
+      raw.index_type = SPARSETC_INDEX_32;
+      raw.base = SPARSETC_BASE_ZERO;
+      raw.value_type = SPARSETC_VALUE_F32;
+      const double general = time_ms(stream, [&] {
+        const sd::DeviceCsr<double> c = sd::gpu_normalize<double>(raw, SPARSETC_DUPLICATES_ERROR, ctx);
+        const sd::DeviceCsc<double> t = sd::gpu_csr_to_csc(c.view(), ctx);
+        sd::gpu_export_compressed<double>(t.cols, t.nnz, t.col_ptr.as<int64_t>(), t.row_idx.as<int32_t>(),
+                                          t.values.as<double>(), SPARSETC_INDEX_32, SPARSETC_INDEX_32,
+                                          SPARSETC_BASE_ZERO, SPARSETC_VALUE_F32, ctx);
+      });
+      report("  general path (normalise, export)", general, api_bytes, cus);
+      auto download = [&](const sd::DeviceBuffer& b, size_t count) {
+        std::vector<int32_t> h(count);
+        sd::copy_device_to_host(h.data(), b.data(), count * 4, stream);
+        return h;
+      };
+      direct();
+      EXPECT_TRUE(download(op, size_t(A.cols + 1)) == download(cp, size_t(A.cols + 1))) << spec << " col_ptr";
+      EXPECT_TRUE(download(oi, size_t(nz)) == download(ri, size_t(nz))) << spec << " row_idx";
+      EXPECT_TRUE(download(ov, size_t(nz)) == download(cv, size_t(nz))) << spec << " values";
     }
     // ---- BCSR and cuSPARSE csr2gebsr
     for (auto [h, w] : {std::pair{16, 8}, std::pair{16, 16}, std::pair{8, 8}}) {
@@ -173,6 +242,11 @@ TEST(GpuConvertBench, Timings) {
       const double ms = time_ms(stream, [&] { sd::gpu_csr_to_bitmap_tiles(v, ctx); });
       report("csr_to_bitmap_tiles (" + std::to_string(t.tiles) + ")", ms,
              csr_bytes + 8 * (rows / 8 + 2) + double(t.tiles) * 24 + 8 + 8 * nnz);
+      const double find_ms = time_ms(stream, [&] {
+        sd::gpuconv::find_block_columns(v.row_ptr, v.col_idx, v.rows, v.cols, v.nnz, 8, nullptr, (v.rows + 7) / 8, 8,
+                                        8, true, ctx);
+      });
+      report("  of which find_block_columns", find_ms, 8 * (rows + 1) + 4 * nnz + 8 * double(t.tiles));
     }
     {
       const sd::DeviceDcsr<double> t = sd::gpu_csr_to_dcsr(v, ctx);

@@ -1,15 +1,20 @@
-// Visiting the entries of a blocked CSR chunk by chunk (.cu files only): one CTA per run of `chunk`
-// consecutive blocks (of fixed-height block rows), with a per-CTA stage in shared memory. The
-// entries of a run: for each row of the block rows it meets, those between the run's first and
-// last column block (a contiguous part of the row: a binary search, then a warp reads it 32 at a
-// time); each entry's block by binary search among the run's column blocks (in shared memory).
-// (Measured on an H200: a variant that flattens the (row, run) pairs with a CTA prefix sum needs
-// ~40 KB more shared memory per CTA and ran 2x slower, for want of CTAs in flight.)
+// Visiting the entries of a blocked CSR block row by block row (.cu files only): the second half
+// of the BCSR and bitmap-tile conversions, after find_block_columns has listed each block row's
+// column blocks.
 //
-// Op: shared_bytes(chunk); begin(stage, b0, n) and end(stage, b0, n), called by every thread
-// around the visit (barriers in between); entry(stage, block in run, row in block, column in
-// block, entry number).
+// The work is cut into tasks of at most `task_blocks` consecutive blocks of one block row, one
+// warp per task (grid-stride): a block row with few blocks is one task, a power-law hub is many,
+// so the warps stay balanced and every task's blocks fit a small budget (its values, its
+// bitmaps). task_ptr[I] (a scan of the task counts, on the device) numbers the tasks of block row
+// I, and task_row maps each task back to its block row (one load, no search on the way).
+// A task that is a whole block row reads the block row's entries as one contiguous range of the
+// CSR, 32 at a time (coalesced, no search per row); the row of each entry comes from the row ends
+// held in the lanes (a shuffle search). A task that is part of a block row reads, row by row, the
+// slice of columns its blocks cover (a binary search per row, then 32 at a time). Either way an
+// entry's block is a search among the task's few column blocks (by shuffles when they fit the lanes).
 #pragma once
+
+#include <thrust/iterator/transform_iterator.h>
 
 #include <cstdint>
 
@@ -17,58 +22,145 @@
 
 namespace sparsetc::detail::gpuconv {
 
-template <typename Op>
-__global__ void __launch_bounds__(kThreads)
-    block_chunk_kernel(const int64_t* __restrict__ row_ptr, const int32_t* __restrict__ col_idx, int64_t rows,
-                       int height, int width, int64_t block_rows, const int64_t* __restrict__ block_ptr,
-                       const int32_t* __restrict__ block_col, int64_t blocks, int chunk, Op op) {
-  extern __shared__ uint4 shared_words[];
-  __shared__ int64_t span[2];
-  const int64_t b0 = int64_t(blockIdx.x) * chunk;
-  const int n = int(blocks - b0 < chunk ? blocks - b0 : chunk);
-  int32_t* run_cols = reinterpret_cast<int32_t*>(reinterpret_cast<unsigned char*>(shared_words) + op.shared_bytes(chunk));
-  op.begin(shared_words, b0, n);
-  for (int i = threadIdx.x; i < n; i += kThreads) run_cols[i] = block_col[b0 + i];
-  if (threadIdx.x < 2) span[threadIdx.x] = last_not_above(block_ptr, 0, block_rows, threadIdx.x == 0 ? b0 : b0 + n - 1);
-  __syncthreads();
-  const int lane = threadIdx.x & 31;
-  const int64_t first_block_row = span[0], pairs = (span[1] - span[0] + 1) * height;
-  for (int64_t pair = threadIdx.x >> 5; pair < pairs; pair += kWarps) {
-    const int64_t I = first_block_row + pair / height;
-    const int rr = int(pair % height);
-    const int64_t r = I * height + rr;
-    if (r >= rows) continue;
-    const int64_t lo = max(b0, block_ptr[I]) - b0, hi = min(b0 + n, block_ptr[I + 1]) - b0;
-    if (lo >= hi) continue;
-    const int64_t c_lo = int64_t(run_cols[lo]) * width, c_hi = (int64_t(run_cols[hi - 1]) + 1) * width;
-    const int64_t end = row_ptr[r + 1];
-    for (int64_t k = lower_bound(col_idx, row_ptr[r], end, c_lo);; k += 32) {
-      const int64_t kk = k + lane;
-      const int64_t c = kk < end ? int64_t(col_idx[kk]) : c_hi;
-      const bool inside = c < c_hi;
-      if (inside) {
-        const int32_t bc = int32_t(c / width);
-        op.entry(shared_words, int(lower_bound(run_cols, lo, hi, bc)), rr, int(c - int64_t(bc) * width), kk);
-      }
-      if (__ballot_sync(kFullMask, inside) != kFullMask) break;
-    }
+// Tasks of block row I: ceil(blocks of I / task_blocks).
+struct TaskCount {
+  const int64_t* block_ptr;
+  int64_t task_blocks;
+  __device__ int64_t operator()(int64_t I) const {
+    return (block_ptr[I + 1] - block_ptr[I] + task_blocks - 1) / task_blocks;
   }
-  __syncthreads();
-  op.end(shared_words, b0, n);
+};
+
+// One task: block row I (rows [r0, r0 + rows)), its blocks [b0, b1).
+struct BlockTask {
+  int64_t I, r0, b0, b1;
+  int rows;
+  bool whole;
+};
+
+__device__ __forceinline__ BlockTask block_task(int64_t t, const int64_t* task_row, const int64_t* task_ptr,
+                                                const int64_t* block_ptr, int64_t task_blocks, int height,
+                                                int64_t rows) {
+  BlockTask task;
+  task.I = task_row[t];
+  const int64_t first = block_ptr[task.I], last = block_ptr[task.I + 1];
+  task.b0 = first + (t - task_ptr[task.I]) * task_blocks;
+  task.b1 = task.b0 + task_blocks < last ? task.b0 + task_blocks : last;
+  task.whole = task.b0 == first && task.b1 == last;
+  task.r0 = task.I * height;
+  task.rows = int(task.r0 + height < rows ? height : rows - task.r0);
+  return task;
 }
 
-template <typename Op>
-void launch_block_chunks(const int64_t* row_ptr, const int32_t* col_idx, int64_t rows, int height, int width,
-                         int64_t block_rows, const int64_t* block_ptr, const int32_t* block_col, int64_t blocks,
-                         int chunk, const Op& op, const GpuContext& context) {
-  if (blocks == 0) return;
-  const size_t shared = size_t(op.shared_bytes(chunk)) + size_t(chunk) * sizeof(int32_t);
-  if (shared > 44 * 1024)
-    SPARSETC_CUDA_CHECK(cudaFuncSetAttribute(block_chunk_kernel<Op>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             int(shared)));
-  block_chunk_kernel<Op><<<ctas_for(blocks, chunk), kThreads, shared, context.stream>>>(
-      row_ptr, col_idx, rows, height, width, block_rows, block_ptr, block_col, blocks, chunk, op);
-  SPARSETC_CUDA_CHECK_LAUNCH();
+// Calls f(j, rr, c, b, load(j)) for every entry j of the task (row r0 + rr, column c, block b in
+// [b0, b1)), on the lanes of the calling warp; warp-uniform arguments; height <= 32. load(j) (the
+// entry's value, say) is read together with its column, kVisitBatch loads of each in flight. A
+// task of at most 32 blocks keeps its column blocks in the lanes (the search is by shuffles).
+constexpr int kVisitBatch = 4;
+
+template <typename Load, typename F>
+__device__ __forceinline__ void visit_task_entries(const BlockTask& task, const int64_t* __restrict__ row_ptr,
+                                                   const int32_t* __restrict__ col_idx,
+                                                   const int32_t* __restrict__ block_col, int width, Load load, F f) {
+  using Payload = decltype(load(int64_t(0)));
+  const int lane = threadIdx.x & 31;
+  const int64_t n = task.b1 - task.b0;
+  if (task.whole) {
+    const int64_t my_end = lane < task.rows ? row_ptr[task.r0 + lane + 1] : INT64_MAX;  // row ends in lanes
+    const int32_t my_block = lane < n ? block_col[task.b0 + lane] : INT32_MAX;
+    const int64_t begin = row_ptr[task.r0], end = __shfl_sync(kFullMask, my_end, task.rows - 1);
+    for (int64_t j0 = begin; j0 < end; j0 += 32 * kVisitBatch) {
+      int32_t c[kVisitBatch];
+      Payload payload[kVisitBatch];
+#pragma unroll
+      for (int u = 0; u < kVisitBatch; ++u) {
+        const int64_t j = j0 + u * 32 + lane;
+        c[u] = 0;
+        payload[u] = Payload{};
+        if (j < end) {
+          c[u] = __ldg(col_idx + j);
+          payload[u] = load(j);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kVisitBatch; ++u) {
+        const int64_t j = j0 + u * 32 + lane;
+        const int32_t bc = c[u] / width;
+        int rr = 0;  // rows ending at or before j
+#pragma unroll
+        for (int step = 16; step >= 1; step >>= 1) {
+          const int64_t e = __shfl_sync(kFullMask, my_end, (rr + step - 1) & 31);
+          if (rr + step <= task.rows && e <= j) rr += step;
+        }
+        int64_t b = 0;  // blocks of the task before bc
+        if (n <= 32) {
+#pragma unroll
+          for (int step = 16; step >= 1; step >>= 1) {
+            const int32_t v = __shfl_sync(kFullMask, my_block, int(b + step - 1) & 31);
+            if (b + step <= n && v < bc) b += step;
+          }
+          b += task.b0;
+        } else if (j < end) {
+          b = lower_bound(block_col, task.b0, task.b1, bc);
+        }
+        if (j < end) f(j, rr, c[u], b, payload[u]);
+      }
+    }
+  } else {
+    const int64_t c_lo = int64_t(block_col[task.b0]) * width, c_hi = (int64_t(block_col[task.b1 - 1]) + 1) * width;
+    for (int rr = 0; rr < task.rows; ++rr) {
+      const int64_t r = task.r0 + rr, end = row_ptr[r + 1];
+      for (int64_t k0 = lower_bound(col_idx, row_ptr[r], end, c_lo);; k0 += 32) {
+        const int64_t k = k0 + lane;
+        const int64_t c = k < end ? int64_t(__ldg(col_idx + k)) : c_hi;
+        const bool inside = c < c_hi;
+        if (inside) f(k, rr, int32_t(c), lower_bound(block_col, task.b0, task.b1, int32_t(c / width)), load(k));
+        if (__ballot_sync(kFullMask, inside) != kFullMask) break;
+      }
+    }
+  }
+}
+
+// Writes task_row[t] = I for the tasks of block row I.
+struct TaskRows {
+  const int64_t* task_ptr;
+  int64_t* task_row;
+  __device__ void operator()(int64_t I) const {
+    for (int64_t t = task_ptr[I]; t < task_ptr[I + 1]; ++t) task_row[t] = I;
+  }
+};
+
+// The task offsets of `groups` block rows (one cub scan; no synchronisation) and an upper bound of
+// the task count for sizing a grid.
+struct BlockTasks {
+  DeviceBuffer task_ptr;  // int64, groups + 1
+  DeviceBuffer task_row;  // int64, one per task: its block row
+  int64_t most = 0;
+};
+
+inline BlockTasks make_block_tasks(const int64_t* block_ptr, int64_t groups, int64_t blocks, int64_t task_blocks,
+                                   const GpuContext& context) {
+  BlockTasks tasks;
+  tasks.task_ptr = buffer_of<int64_t>(groups + 1, context);
+  int64_t* ptr = tasks.task_ptr.as<int64_t>();
+  zero(ptr, 1, context.stream);
+  if (groups > 0) {
+    const auto counts = thrustns::make_transform_iterator(thrustns::counting_iterator<int64_t>(0),
+                                                          TaskCount{block_ptr, task_blocks});
+    run_cub("cub::DeviceScan::InclusiveSum", context, [&](void* temp, size_t& bytes) {
+      return cubns::DeviceScan::InclusiveSum(temp, bytes, counts, ptr + 1, groups, context.stream);
+    });
+  }
+  tasks.most = groups + blocks / task_blocks + 1;
+  tasks.task_row = buffer_of<int64_t>(tasks.most, context);
+  for_each_index(groups, context, TaskRows{ptr, tasks.task_row.as<int64_t>()});
+  return tasks;
+}
+
+// CTAs of kThreads for one warp per task (grid-stride beyond 65536 CTAs).
+inline unsigned task_grid(int64_t tasks) {
+  const int64_t ctas = (tasks + kWarps - 1) / kWarps;
+  return unsigned(ctas < 1 ? 1 : ctas > 65536 ? 65536 : ctas);
 }
 
 }  // namespace sparsetc::detail::gpuconv

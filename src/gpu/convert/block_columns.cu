@@ -30,6 +30,8 @@ constexpr int kGroupWarps = 8;
 constexpr int kHeavyWords = 16384;              // heavy groups: 524288 column blocks per window
 constexpr int kHeavySummary = kHeavyWords / 32;
 constexpr int64_t kHeavyEntries = 4096;         // groups with more entries take the CTA kernel
+constexpr int kFlatWindows = 4;                 // short groups spanning at most this many windows: flat reads
+constexpr int kFlatUnroll = 4;                  // 32-entry loads in flight per lane
 
 struct Groups {
   const int64_t* row_ptr;
@@ -88,12 +90,15 @@ __global__ void __launch_bounds__(kGroupWarps * 32)
     const bool tall = nrows > 32;  // cursors in row_cursor instead of lane registers
     // The lane's row (short groups): its cursor and end.
     int64_t cur = 0, end = 0;
-    uint32_t next = kNone;
+    uint32_t next = kNone, last = 0;
     if (!tall) {
       if (lane < nrows) {
         cur = row_ptr[r0 + lane];
         end = row_ptr[r0 + lane + 1];
-        if (cur < end) next = uint32_t(col_idx[cur]) / width;
+        if (cur < end) {
+          next = uint32_t(col_idx[cur]) / width;
+          last = uint32_t(col_idx[end - 1]) / width;
+        }
       }
     } else {
       for (int64_t r = r0 + lane; r < r1; r += 32) {
@@ -103,11 +108,33 @@ __global__ void __launch_bounds__(kGroupWarps * 32)
       }
     }
     uint32_t w0 = warp_min(next);
+    // A short group whose blocks span few windows reads all its entries at once, window by window
+    // (one contiguous range, loads independent of one another); otherwise row by row with cursors.
+    const bool flat = !tall && w0 != kNone &&
+                      uint64_t(__reduce_max_sync(kFullMask, last) - w0) < uint64_t(kFlatWindows) * kWords * 32;
+    const int64_t stop = flat ? row_ptr[r1] : 0;
     int64_t count = 0;
     while (w0 != kNone) {
       const uint64_t w1 = uint64_t(w0) + uint64_t(kWords) * 32;  // window [w0, w1)
       uint32_t following = kNone;                                // smallest column block at or past w1
-      for (int64_t batch = 0; batch < nrows; batch += 32) {
+      if (flat) {
+        for (int64_t j0 = first_entry; j0 < stop; j0 += 32 * kFlatUnroll) {
+          uint32_t bc[kFlatUnroll];
+#pragma unroll
+          for (int u = 0; u < kFlatUnroll; ++u) {
+            const int64_t j = j0 + u * 32 + lane;
+            bc[u] = j < stop ? uint32_t(__ldg(col_idx + j)) / width : kNone;
+          }
+#pragma unroll
+          for (int u = 0; u < kFlatUnroll; ++u) {
+            const bool inside = bc[u] != kNone && bc[u] >= w0 && uint64_t(bc[u]) < w1;
+            set_bits(bits, summary, inside, bc[u] - w0);
+            if (bc[u] != kNone && uint64_t(bc[u]) >= w1) following = min(following, bc[u]);
+          }
+        }
+        following = warp_min(following);
+      }
+      for (int64_t batch = 0; !flat && batch < nrows; batch += 32) {
         int64_t bcur = cur, bend = end;
         const int64_t my_row = r0 + batch + lane;
         if (tall) {

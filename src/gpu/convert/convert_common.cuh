@@ -96,30 +96,53 @@ __device__ __forceinline__ int64_t merge_path_rows(int64_t diagonal, int64_t lo,
   return lo;
 }
 
+// The corners of the merge path of (row ends, entry numbers) cut every `path` steps: corner[t] =
+// the rows consumed before diagonal t * path (t in [0, tiles]). One thread per corner, so the
+// binary searches run side by side instead of each heading its tile's CTA.
+template <typename Offset>
+__global__ void __launch_bounds__(kThreads)
+    merge_path_corners_kernel(const Offset* __restrict__ row_ptr, int64_t rows, int64_t nnz, int64_t path,
+                              int64_t tiles, int64_t* __restrict__ corner) {
+  const int64_t t = int64_t(blockIdx.x) * kThreads + threadIdx.x;
+  if (t > tiles) return;
+  const int64_t d = t * path < rows + nnz ? t * path : rows + nnz;
+  corner[t] = merge_path_rows(d, d > nnz ? d - nnz : 0, d < rows ? d : rows, 0,
+                              [&](int64_t r) { return int64_t(__ldg(row_ptr + r + 1)); });
+}
+
+// The merge-path tiles of `path` steps over a CSR structure, with their corners (on the device).
+struct MergePathTiles {
+  int64_t tiles = 0;
+  DeviceBuffer corner;  // int64, tiles + 1
+};
+
+inline MergePathTiles merge_path_tiles(const int64_t* row_ptr, int64_t rows, int64_t nnz, int64_t path,
+                                       const GpuContext& context) {
+  MergePathTiles m;
+  m.tiles = (rows + nnz + path - 1) / path;
+  m.corner = DeviceBuffer(size_t(m.tiles + 1) * sizeof(int64_t), context);
+  merge_path_corners_kernel<int64_t><<<ctas_for(m.tiles + 1, kThreads), kThreads, 0, context.stream>>>(
+      row_ptr, rows, nnz, path, m.tiles, m.corner.as<int64_t>());
+  SPARSETC_CUDA_CHECK_LAUNCH();
+  return m;
+}
+
 // Visits every entry j of a CSR structure once with its row i: f(j, i). Each CTA takes kThreads *
 // ITEMS steps of the merge path of (row ends, entries), so long rows, empty rows and skew cost the
-// same per CTA: it finds its corners with two global searches, stages its row ends in shared
-// memory, lets each thread walk ITEMS steps there to record the row of each of the tile's entries,
-// then calls f with consecutive threads on consecutive entries (coalesced accesses in f).
+// same per CTA: it reads its corners (merge_path_tiles), stages its row ends in shared memory,
+// lets each thread walk ITEMS steps there to record the row of each of the tile's entries, then
+// calls f with consecutive threads on consecutive entries (coalesced accesses in f).
 template <int ITEMS, typename F>
 __global__ void __launch_bounds__(kThreads)
-    entry_rows_kernel(const int64_t* __restrict__ row_ptr, int64_t rows, int64_t nnz, F f) {
+    entry_rows_kernel(const int64_t* __restrict__ row_ptr, int64_t rows, int64_t nnz,
+                      const int64_t* __restrict__ corners, F f) {
   constexpr int kPath = kThreads * ITEMS;
   __shared__ int64_t row_end[kPath + 1];
   __shared__ int32_t entry_row[kPath];
-  __shared__ int64_t corner[4];
   const int64_t total = rows + nnz;
   const int64_t d0 = int64_t(blockIdx.x) * kPath;
   const int64_t d1 = d0 + kPath < total ? d0 + kPath : total;
-  if (threadIdx.x < 2) {
-    const int64_t d = threadIdx.x == 0 ? d0 : d1;
-    const int64_t x = merge_path_rows(d, d > nnz ? d - nnz : 0, d < rows ? d : rows, 0,
-                                      [&](int64_t r) { return __ldg(row_ptr + r + 1); });
-    corner[2 * threadIdx.x] = x;
-    corner[2 * threadIdx.x + 1] = d - x;
-  }
-  __syncthreads();
-  const int64_t i0 = corner[0], j0 = corner[1], i1 = corner[2], j1 = corner[3];
+  const int64_t i0 = corners[blockIdx.x], i1 = corners[blockIdx.x + 1], j0 = d0 - i0, j1 = d1 - i1;
   const int64_t last_row = i1 < rows ? i1 : rows - 1;  // rows i0 .. last_row meet this tile
   const int row_count = int(last_row - i0 + 1);
   for (int r = threadIdx.x; r < row_count; r += kThreads) row_end[r] = __ldg(row_ptr + i0 + r + 1);
@@ -147,8 +170,9 @@ template <typename F>
 void for_each_entry_with_row(const int64_t* row_ptr, int64_t rows, int64_t nnz, const GpuContext& context, F f) {
   constexpr int kItems = 8;
   if (nnz == 0) return;
+  const MergePathTiles tiles = merge_path_tiles(row_ptr, rows, nnz, int64_t(kThreads) * kItems, context);
   entry_rows_kernel<kItems><<<ctas_for(rows + nnz, int64_t(kThreads) * kItems), kThreads, 0, context.stream>>>(
-      row_ptr, rows, nnz, f);
+      row_ptr, rows, nnz, tiles.corner.as<const int64_t>(), f);
   SPARSETC_CUDA_CHECK_LAUNCH();
 }
 

@@ -1,20 +1,34 @@
 // Building blocks shared by the GPU conversions (declarations only; no CUDA device headers).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "gpu/device_memory.hpp"
 #include "gpu/gpu_context.hpp"
+#include "sparsetc/sparsetc_types.h"
 
 namespace sparsetc::detail::gpuconv {
 
 // Transposes a compressed structure of `outer` lists over `inner` indices (CSR -> CSC, or CSC ->
 // CSR): out_ptr (int64, inner + 1), out_idx (int32, nnz), out_val (V, nnz), each output list sorted.
 // Requires outer and inner <= 2^31 - 1 and nnz <= 2^33 - 1. Deterministic; no synchronisation.
+// max_digit_bits: the widest radix digit (1..11; fewer bits, more passes), for tuning.
 template <typename V>
 void transpose_compressed(int64_t outer, int64_t inner, int64_t nnz, const int64_t* ptr, const int32_t* idx,
                           const V* val, DeviceBuffer& out_ptr, DeviceBuffer& out_idx, DeviceBuffer& out_val,
-                          const GpuContext& context);
+                          const GpuContext& context, int max_digit_bits = 11);
+
+// The same transpose straight from a caller's arrays into a caller's types (the device side of
+// sparsetc_matrix_convert between CSR and CSC): offsets of ptr_type and int32 indices, both with
+// in_base; values of value_size bytes (2, 4 or 8), moved as raw bits (exact for every value
+// type); out_ptr of out_ptr_type and out_idx (int32) with out_base. Allocates the three outputs.
+// Same limits as transpose_compressed, plus out_base + outer <= 2^31 - 1 (the caller checks that
+// 32-bit output offsets hold nnz + out_base). No synchronisation.
+void transpose_user_arrays(int64_t outer, int64_t inner, int64_t nnz, const void* ptr, sparsetc_index_type_t ptr_type,
+                           const int32_t* idx, int64_t in_base, const void* val, size_t value_size,
+                           sparsetc_index_type_t out_ptr_type, int64_t out_base, DeviceBuffer& out_ptr,
+                           DeviceBuffer& out_idx, DeviceBuffer& out_val, const GpuContext& context);
 
 // The blocks of a CSR cut into row groups (fixed height, or the partition group_ptr) and column
 // blocks of `block_width`: for each group, its distinct column blocks in increasing order.

@@ -1,46 +1,36 @@
 // CSR -> tiled DCSR (vertical strips of strip_width columns, each a DCSR) on the device.
 //
-// Entries are stably sorted by strip (cub::DeviceRadixSort on the strip bits only: one pass for up
-// to 256 strips), carrying (row << 33 | entry) so rows need no search afterwards; CSR order is
-// row-major, so stability leaves each strip in (row, column) order. A (strip, row) segment starts
-// where the strip or the row changes: cub::DeviceSelect::If compacts the starts (one read back:
-// their count), which are row_ptr; row_idx comes from the carried rows, strip_ptr from one binary
-// search per strip, columns and values from one gather per entry. A single strip skips the sort.
+// The entries are sorted stably by strip (digit_sort.cuh: one pass of wide digits for up to 2048
+// strips, straight from the CSR arrays); CSR order is row-major, so stability leaves each strip in
+// (row, column) order, and the sort writes col_idx and values in place, with each entry's row
+// beside them. A (strip, row) segment starts where the strip or the row changes:
+// cub::DeviceSelect::If compacts the starts (one read back: their count), which are row_ptr;
+// row_idx comes from the rows, strip_ptr from one binary search per strip.
 #include <cstdint>
 
 #include "gpu/convert/convert_common.cuh"
+#include "gpu/convert/digit_sort.cuh"
 #include "gpu/convert/gpu_convert.hpp"
 
 namespace sparsetc::detail {
 namespace gpuconv {
 namespace {
 
-constexpr int kEntryBits = 33;
-constexpr uint64_t kEntryMask = (uint64_t(1) << kEntryBits) - 1;
-
-struct StripKeys {
-  const int32_t* col_idx;
-  int64_t strip_width;
-  uint32_t* keys;
-  uint64_t* carry;
-  __device__ void operator()(int64_t j, int64_t i) const {
-    keys[j] = uint32_t(__ldg(col_idx + j) / strip_width);
-    carry[j] = (uint64_t(i) << kEntryBits) | uint64_t(j);
-  }
-};
+constexpr int64_t kMaxEntries = (int64_t(1) << 33) - 1;
 
 struct SegmentStart {
-  const uint32_t* keys;
-  const uint64_t* carry;
+  const uint32_t* cols;
+  const uint32_t* rows;
+  uint32_t width;
   __device__ bool operator()(int64_t p) const {
-    return p == 0 || keys[p] != keys[p - 1] || (carry[p] >> kEntryBits) != (carry[p - 1] >> kEntryBits);
+    return p == 0 || cols[p] / width != cols[p - 1] / width || rows[p] != rows[p - 1];
   }
 };
 
 struct SegmentFields {
   const int64_t* seg_first;
   int64_t segments, nnz;
-  const uint64_t* carry;
+  const uint32_t* rows;
   int64_t* row_ptr;
   int32_t* row_idx;
   __device__ void operator()(int64_t q) const {
@@ -50,7 +40,7 @@ struct SegmentFields {
     }
     const int64_t p = seg_first[q];
     row_ptr[q] = p;
-    row_idx[q] = int32_t(carry[p] >> kEntryBits);
+    row_idx[q] = int32_t(rows[p]);
   }
 };
 
@@ -58,30 +48,17 @@ struct SegmentFields {
 struct StripPtr {
   const int64_t* seg_first;
   int64_t segments;
-  const uint32_t* keys;
+  const uint32_t* cols;
+  uint32_t width;
   int64_t* strip_ptr;
   __device__ void operator()(int64_t s) const {
     int64_t lo = 0, hi = segments;
     while (lo < hi) {
       const int64_t mid = (lo + hi) >> 1;
-      if (int64_t(keys[seg_first[mid]]) < s) lo = mid + 1;
+      if (int64_t(cols[seg_first[mid]] / width) < s) lo = mid + 1;
       else hi = mid;
     }
     strip_ptr[s] = lo;
-  }
-};
-
-template <typename V>
-struct GatherEntries {
-  const uint64_t* carry;
-  const int32_t* col_idx;
-  const V* values;
-  int32_t* out_col;
-  V* out_val;
-  __device__ void operator()(int64_t p) const {
-    const int64_t e = int64_t(carry[p] & kEntryMask);
-    out_col[p] = col_idx[e];
-    out_val[p] = values[e];
   }
 };
 
@@ -91,9 +68,10 @@ struct GatherEntries {
 template <typename V>
 DeviceTiledDcsr<V> gpu_csr_to_tiled_dcsr(const DeviceCsrView<V>& csr, int64_t strip_width, const GpuContext& context) {
   using namespace gpuconv;
+  using W = word_t<V>;
   require(strip_width >= 1, SPARSETC_STATUS_INVALID_VALUE, "strip width ", strip_width, " must be positive");
   require(csr.rows <= kMaxInt32, SPARSETC_STATUS_SIZE_OVERFLOW, "tiled DCSR rows ", csr.rows, " exceed int32");
-  require(csr.nnz <= int64_t(kEntryMask), SPARSETC_STATUS_SIZE_OVERFLOW, "tiled DCSR on the GPU takes at most 2^33 "
+  require(csr.nnz <= kMaxEntries, SPARSETC_STATUS_SIZE_OVERFLOW, "tiled DCSR on the GPU takes at most 2^33 "
           "entries, not ", csr.nnz);
   DeviceTiledDcsr<V> tiled;
   tiled.rows = csr.rows;
@@ -110,36 +88,27 @@ DeviceTiledDcsr<V> gpu_csr_to_tiled_dcsr(const DeviceCsrView<V>& csr, int64_t st
     zero(tiled.row_ptr.template as<int64_t>(), 1, context.stream);
     return tiled;
   }
-  DeviceBuffer keys = buffer_of<uint32_t>(csr.nnz, context);
-  DeviceBuffer carry = buffer_of<uint64_t>(csr.nnz, context);
-  for_each_entry_with_row(csr.row_ptr, csr.rows, csr.nnz, context,
-                          StripKeys{csr.col_idx, strip_width, keys.as<uint32_t>(), carry.as<uint64_t>()});
-  if (strips > 1) {
-    DeviceBuffer sorted_keys = buffer_of<uint32_t>(csr.nnz, context);
-    DeviceBuffer sorted_carry = buffer_of<uint64_t>(csr.nnz, context);
-    const int end_bit = bits_for(uint64_t(strips));
-    run_cub("cub::DeviceRadixSort::SortPairs", context, [&](void* temp, size_t& bytes) {
-      return cubns::DeviceRadixSort::SortPairs(temp, bytes, keys.as<const uint32_t>(), sorted_keys.as<uint32_t>(),
-                                               carry.as<const uint64_t>(), sorted_carry.as<uint64_t>(), csr.nnz, 0,
-                                               end_bit, context.stream);
-    });
-    keys = std::move(sorted_keys);
-    carry = std::move(sorted_carry);
-  }
+  // Columns are below 2^31, so a wider strip is one strip and divides every column to 0.
+  const uint32_t width = uint32_t(strip_width < int64_t(0xFFFFFFFFu) ? strip_width : int64_t(0xFFFFFFFFu));
+  DeviceBuffer rows = buffer_of<uint32_t>(csr.nnz, context);
+  SortSink<W> sink;
+  sink.col = reinterpret_cast<uint32_t*>(tiled.col_idx.data());
+  sink.row = rows.as<uint32_t>();
+  sink.val = tiled.values.template as<W>();
+  sort_entries(CsrSource<int64_t, W>{csr.row_ptr, csr.col_idx, reinterpret_cast<const W*>(csr.values), csr.rows, 0},
+               csr.nnz, width, bits_for(uint64_t(strips)), sink, context);
+  const uint32_t* cols = reinterpret_cast<const uint32_t*>(tiled.col_idx.data());
   DeviceBuffer seg_first = buffer_of<int64_t>(csr.nnz, context);
-  tiled.row_segments = select_positions(csr.nnz, SegmentStart{keys.as<const uint32_t>(), carry.as<const uint64_t>()},
+  tiled.row_segments = select_positions(csr.nnz, SegmentStart{cols, rows.as<const uint32_t>(), width},
                                         seg_first.as<int64_t>(), context);
   tiled.row_ptr = buffer_of<int64_t>(tiled.row_segments + 1, context);
   tiled.row_idx = buffer_of<int32_t>(tiled.row_segments, context);
   for_each_index(tiled.row_segments + 1, context,
-                 SegmentFields{seg_first.as<const int64_t>(), tiled.row_segments, csr.nnz, carry.as<const uint64_t>(),
+                 SegmentFields{seg_first.as<const int64_t>(), tiled.row_segments, csr.nnz, rows.as<const uint32_t>(),
                                tiled.row_ptr.template as<int64_t>(), tiled.row_idx.template as<int32_t>()});
   for_each_index(strips + 1, context,
-                 StripPtr{seg_first.as<const int64_t>(), tiled.row_segments, keys.as<const uint32_t>(),
+                 StripPtr{seg_first.as<const int64_t>(), tiled.row_segments, cols, width,
                           tiled.strip_ptr.template as<int64_t>()});
-  for_each_index(csr.nnz, context,
-                 GatherEntries<V>{carry.as<const uint64_t>(), csr.col_idx, csr.values, tiled.col_idx.template as<int32_t>(),
-                                  tiled.values.template as<V>()});
   return tiled;
 }
 

@@ -1,96 +1,136 @@
 // CSR <-> CSC on the device: the transpose of a compressed structure.
 //
-// A stable LSD radix sort by inner index (cub::DeviceRadixSort, only the bits the inner dimension
-// needs: 2 passes up to 65536, 3 up to 2^24) of the entries, each carrying (outer index << 33 |
-// entry number) as its value; the input is in outer order and the sort is stable, so every output
-// list comes out sorted by outer index, whatever the schedule: deterministic, no atomics, no hot
-// spot on long lists. out_ptr[c] is a binary search for c in the sorted inner indices; then one
-// pass writes the outer indices and gathers the values.
-// Bytes: write the carried values (8 B/entry), the sort's passes (12 B read + 12 B written per
-// entry and pass, plus its histogram pass), the gather (8 B read, one value gathered, 4 + sizeof(V)
-// written). No read back. (Measured on an H200: carrying a 4-byte entry number instead and
-// gathering the outer index from a per-entry array was 5-10% faster on banded matrices but 10-25%
-// slower on uniform and R-MAT ones, whose gathers are random.)
+// The entries are sorted stably by inner index (digit_sort.cuh: wide-digit LSD passes, the first
+// reading the compressed arrays as they are, the last writing the output lists), so every output
+// list comes out sorted by outer index: deterministic, no atomics on positions. The last pass also
+// counts each list's entries (one atomic per run of equal index in a staged tile), and out_ptr is
+// the scan of those counts. Values move as raw words, so any value type transposes exactly.
+// Bytes per entry (two passes, up to 4M lists; double values): the index read twice per pass,
+// 12 + 16 bytes moved by the first pass, 16 + 12 by the second. (Measured on an H200: the former
+// CUB radix sort with a gather took 1.1-1.4x cuSPARSE's csr2csc time; see docs/performance.md.)
 #include <cstdint>
+#include <type_traits>
 
 #include "gpu/convert/convert_common.cuh"
 #include "gpu/convert/convert_internal.hpp"
+#include "gpu/convert/digit_sort.cuh"
 #include "gpu/convert/gpu_convert.hpp"
 
 namespace sparsetc::detail {
 namespace gpuconv {
 namespace {
 
-constexpr int kEntryBits = 33;
-constexpr uint64_t kEntryMask = (uint64_t(1) << kEntryBits) - 1;
+constexpr int64_t kMaxEntries = (int64_t(1) << 33) - 1;
 
-struct Carry {
-  uint64_t* carry;
-  __device__ void operator()(int64_t j, int64_t i) const { carry[j] = (uint64_t(i) << kEntryBits) | uint64_t(j); }
-};
+template <typename PO>
+__global__ void __launch_bounds__(kThreads) offsets_kernel(const int64_t* __restrict__ in, PO* __restrict__ out, int64_t n,
+                                                           int64_t base) {
+  for (int64_t i = int64_t(blockIdx.x) * kThreads + threadIdx.x; i < n; i += int64_t(gridDim.x) * kThreads)
+    out[i] = PO(in[i] + base);
+}
 
-
-struct ListStarts {
-  const uint32_t* sorted;
-  int64_t nnz;
-  int64_t* out_ptr;
-  __device__ void operator()(int64_t c) const { out_ptr[c] = lower_bound(sorted, 0, nnz, uint32_t(c)); }
-};
-
-template <typename V>
-struct Gather {
-  const uint64_t* carry;
-  const V* val;
-  int32_t* out_idx;
-  V* out_val;
-  __device__ void operator()(int64_t p) const {
-    const uint64_t c = carry[p];
-    out_idx[p] = int32_t(c >> kEntryBits);
-    out_val[p] = val[c & kEntryMask];
+// The transpose with the caller's offset type O on input, PO on output, value words W; in_base
+// is subtracted from the input offsets and indices, out_base added to the output ones.
+template <typename O, typename W, typename PO>
+void transpose_words(int64_t outer, int64_t inner, int64_t nnz, const O* ptr, const int32_t* idx, const W* val,
+                     int64_t in_base, PO* out_ptr, int32_t* out_idx, W* out_val, int64_t out_base,
+                     const GpuContext& context, int max_digit_bits = kMaxDigitBits) {
+  require(outer <= kMaxInt32 && inner <= kMaxInt32, SPARSETC_STATUS_SIZE_OVERFLOW,
+          "GPU transpose: dimensions ", outer, " x ", inner, " exceed int32 indices");
+  require(nnz <= kMaxEntries, SPARSETC_STATUS_SIZE_OVERFLOW, "GPU transpose: ", nnz, " entries exceed 2^33");
+  const bool canonical = std::is_same_v<PO, int64_t> && out_base == 0;
+  DeviceBuffer scanned = canonical ? DeviceBuffer() : buffer_of<int64_t>(inner + 1, context);
+  int64_t* list_starts = canonical ? reinterpret_cast<int64_t*>(out_ptr) : scanned.as<int64_t>();
+  DeviceBuffer counts = buffer_of<uint32_t>(inner, context);
+  zero(counts.as<uint32_t>(), inner, context.stream);
+  SortSink<W> sink;
+  sink.row = reinterpret_cast<uint32_t*>(out_idx);
+  sink.val = out_val;
+  sink.row_base = uint32_t(out_base);
+  sink.col_counts = counts.as<uint32_t>();
+  sort_entries(CsrSource<O, W>{ptr, idx, val, outer, in_base}, nnz, 1, bits_for(uint64_t(inner)), sink, context,
+               max_digit_bits);
+  exclusive_scan_total(counts.as<const uint32_t>(), list_starts, inner, context);
+  if (!canonical) {
+    offsets_kernel<PO><<<ctas_for(inner + 1, int64_t(kThreads) * 8), kThreads, 0, context.stream>>>(
+        list_starts, out_ptr, inner + 1, out_base);
+    SPARSETC_CUDA_CHECK_LAUNCH();
   }
-};
+}
+
+template <typename O, typename W>
+void transpose_user_typed(int64_t outer, int64_t inner, int64_t nnz, const void* ptr, const int32_t* idx,
+                          const void* val, int64_t in_base, sparsetc_index_type_t out_ptr_type, int64_t out_base,
+                          DeviceBuffer& out_ptr, DeviceBuffer& out_idx, DeviceBuffer& out_val,
+                          const GpuContext& context) {
+  out_idx = buffer_of<int32_t>(nnz, context);
+  out_val = buffer_of<W>(nnz, context);
+  const O* p = static_cast<const O*>(ptr);
+  const W* v = static_cast<const W*>(val);
+  if (out_ptr_type == SPARSETC_INDEX_32) {
+    out_ptr = buffer_of<int32_t>(inner + 1, context);
+    transpose_words<O, W, int32_t>(outer, inner, nnz, p, idx, v, in_base, out_ptr.as<int32_t>(),
+                                   out_idx.as<int32_t>(), out_val.as<W>(), out_base, context);
+  } else {
+    out_ptr = buffer_of<int64_t>(inner + 1, context);
+    transpose_words<O, W, int64_t>(outer, inner, nnz, p, idx, v, in_base, out_ptr.as<int64_t>(),
+                                   out_idx.as<int32_t>(), out_val.as<W>(), out_base, context);
+  }
+}
+
+template <typename O>
+void transpose_user_offsets(int64_t outer, int64_t inner, int64_t nnz, const void* ptr, const int32_t* idx,
+                            const void* val, size_t value_size, int64_t in_base, sparsetc_index_type_t out_ptr_type,
+                            int64_t out_base, DeviceBuffer& out_ptr, DeviceBuffer& out_idx, DeviceBuffer& out_val,
+                            const GpuContext& context) {
+  switch (value_size) {
+    case 2:
+      return transpose_user_typed<O, uint16_t>(outer, inner, nnz, ptr, idx, val, in_base, out_ptr_type, out_base,
+                                               out_ptr, out_idx, out_val, context);
+    case 4:
+      return transpose_user_typed<O, uint32_t>(outer, inner, nnz, ptr, idx, val, in_base, out_ptr_type, out_base,
+                                               out_ptr, out_idx, out_val, context);
+    default:
+      require(value_size == 8, SPARSETC_STATUS_INVALID_VALUE, "GPU transpose: values of ", value_size, " bytes");
+      return transpose_user_typed<O, unsigned long long>(outer, inner, nnz, ptr, idx, val, in_base, out_ptr_type,
+                                                         out_base, out_ptr, out_idx, out_val, context);
+  }
+}
 
 }  // namespace
 
 template <typename V>
 void transpose_compressed(int64_t outer, int64_t inner, int64_t nnz, const int64_t* ptr, const int32_t* idx,
                           const V* val, DeviceBuffer& out_ptr, DeviceBuffer& out_idx, DeviceBuffer& out_val,
-                          const GpuContext& context) {
+                          const GpuContext& context, int max_digit_bits) {
+  using W = word_t<V>;
   require(outer <= kMaxInt32 && inner <= kMaxInt32, SPARSETC_STATUS_SIZE_OVERFLOW,
           "GPU transpose: dimensions ", outer, " x ", inner, " exceed int32 indices");
-  require(nnz <= int64_t(kEntryMask), SPARSETC_STATUS_SIZE_OVERFLOW, "GPU transpose: ", nnz, " entries exceed 2^33");
+  require(nnz <= kMaxEntries, SPARSETC_STATUS_SIZE_OVERFLOW, "GPU transpose: ", nnz, " entries exceed 2^33");
   out_ptr = buffer_of<int64_t>(inner + 1, context);
   out_idx = buffer_of<int32_t>(nnz, context);
   out_val = buffer_of<V>(nnz, context);
-  if (nnz == 0) {
-    zero(out_ptr.as<int64_t>(), inner + 1, context.stream);
-    return;
-  }
-  DeviceBuffer carry = buffer_of<uint64_t>(nnz, context);
-  for_each_entry_with_row(ptr, outer, nnz, context, Carry{carry.as<uint64_t>()});
-  DeviceBuffer sorted_idx = buffer_of<uint32_t>(nnz, context);
-  DeviceBuffer sorted_carry = buffer_of<uint64_t>(nnz, context);
-  const uint32_t* keys = reinterpret_cast<const uint32_t*>(idx);  // non-negative: same order
-  const int end_bit = bits_for(uint64_t(inner));
-  if (end_bit == 0) {  // one list
-    copy_device_to_device(sorted_idx.data(), keys, size_t(nnz) * sizeof(uint32_t), context.stream);
-    copy_device_to_device(sorted_carry.data(), carry.data(), size_t(nnz) * sizeof(uint64_t), context.stream);
-  } else {
-    run_cub("cub::DeviceRadixSort::SortPairs", context, [&](void* temp, size_t& bytes) {
-      return cubns::DeviceRadixSort::SortPairs(temp, bytes, keys, sorted_idx.as<uint32_t>(), carry.as<const uint64_t>(),
-                                               sorted_carry.as<uint64_t>(), nnz, 0, end_bit, context.stream);
-    });
-  }
-  carry = DeviceBuffer();
-  for_each_index(inner + 1, context, ListStarts{sorted_idx.as<const uint32_t>(), nnz, out_ptr.as<int64_t>()});
-  for_each_index(nnz, context,
-                 Gather<V>{sorted_carry.as<const uint64_t>(), val, out_idx.as<int32_t>(), out_val.as<V>()});
+  transpose_words<int64_t, W, int64_t>(outer, inner, nnz, ptr, idx, reinterpret_cast<const W*>(val),
+                                       0, out_ptr.as<int64_t>(), out_idx.as<int32_t>(), out_val.as<W>(), 0, context,
+                                       max_digit_bits);
+}
+
+void transpose_user_arrays(int64_t outer, int64_t inner, int64_t nnz, const void* ptr, sparsetc_index_type_t ptr_type,
+                           const int32_t* idx, int64_t in_base, const void* val, size_t value_size,
+                           sparsetc_index_type_t out_ptr_type, int64_t out_base, DeviceBuffer& out_ptr,
+                           DeviceBuffer& out_idx, DeviceBuffer& out_val, const GpuContext& context) {
+  if (ptr_type == SPARSETC_INDEX_32)
+    transpose_user_offsets<int32_t>(outer, inner, nnz, ptr, idx, val, value_size, in_base, out_ptr_type, out_base,
+                                    out_ptr, out_idx, out_val, context);
+  else
+    transpose_user_offsets<int64_t>(outer, inner, nnz, ptr, idx, val, value_size, in_base, out_ptr_type, out_base,
+                                    out_ptr, out_idx, out_val, context);
 }
 
 template void transpose_compressed<float>(int64_t, int64_t, int64_t, const int64_t*, const int32_t*, const float*,
-                                          DeviceBuffer&, DeviceBuffer&, DeviceBuffer&, const GpuContext&);
+                                          DeviceBuffer&, DeviceBuffer&, DeviceBuffer&, const GpuContext&, int);
 template void transpose_compressed<double>(int64_t, int64_t, int64_t, const int64_t*, const int32_t*, const double*,
-                                           DeviceBuffer&, DeviceBuffer&, DeviceBuffer&, const GpuContext&);
+                                           DeviceBuffer&, DeviceBuffer&, DeviceBuffer&, const GpuContext&, int);
 
 }  // namespace gpuconv
 

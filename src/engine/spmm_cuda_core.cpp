@@ -1,0 +1,229 @@
+// The executor of SPARSETC_SPMM_ALG_CSR, _DCSR and _TILED_DCSR: this library's CUDA-core SpMM
+// kernels (gpu/spmm/cuda_core/). At creation A is normalised on the device (float for the fp32 and
+// half paths, double for fp64), transposed once for op(A) = A^T, built into the algorithm's format
+// with its work schedule for the planned N, and its values rounded to f16/bf16 for the half paths.
+// All of it is rebuilt when A's values change. Executions run on the handle's stream.
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "core/error.hpp"
+#include "core/logging.hpp"
+#include "core/types.hpp"
+#include "engine/handle.hpp"
+#include "engine/matrix.hpp"
+#include "engine/spmm_plan.hpp"
+#include "gpu/convert/gpu_convert.hpp"
+#include "gpu/spmm/cuda_core/cuda_core_spmm.hpp"
+
+namespace sparsetc::detail {
+namespace {
+
+const char* alg_name(sparsetc_spmm_alg_t alg) {
+  return alg == SPARSETC_SPMM_ALG_CSR ? "CSR" : alg == SPARSETC_SPMM_ALG_DCSR ? "DCSR" : "tiled DCSR";
+}
+
+const char* precision_name(CorePrecision p) {
+  switch (p) {
+    case CorePrecision::f32: return "f32";
+    case CorePrecision::f64: return "f64";
+    case CorePrecision::f16: return "f16 (fp32 accumulation)";
+    default: return "bf16 (fp32 accumulation)";
+  }
+}
+
+// The kernels' precision from B's type and the compute type; C must be one the kernels write.
+CorePrecision choose_precision(const SpmmProblem& p, sparsetc_spmm_alg_t alg) {
+  const sparsetc_value_type_t b = p.B.value_type, c = p.C.value_type;
+  CorePrecision precision = CorePrecision::f32;
+  if (p.compute == SPARSETC_COMPUTE_64F) {
+    require(b == SPARSETC_VALUE_F64, SPARSETC_STATUS_NOT_SUPPORTED, alg_name(alg),
+            " SpMM with compute 64F needs B in f64 (B is ", value_type_name(b), ")");
+    precision = CorePrecision::f64;
+  } else {  // 32F, and TF32 (computed exactly in fp32, which TF32's reduced precision allows)
+    switch (b) {
+      case SPARSETC_VALUE_F32: precision = CorePrecision::f32; break;
+      case SPARSETC_VALUE_F16: precision = CorePrecision::f16; break;
+      case SPARSETC_VALUE_BF16: precision = CorePrecision::bf16; break;
+      default:
+        fail(SPARSETC_STATUS_NOT_SUPPORTED, alg_name(alg), " SpMM: B in f64 needs compute 64F");
+    }
+  }
+  if (!core_supports_output(precision, c)) {
+    const std::string written = precision == CorePrecision::f32   ? std::string("f32")
+                                : precision == CorePrecision::f64 ? std::string("f64")
+                                                                  : str("f32 or ", value_type_name(b));
+    fail(SPARSETC_STATUS_NOT_SUPPORTED, alg_name(alg), " SpMM with B in ", value_type_name(b), " writes C in ",
+         written, ", not ", value_type_name(c));
+  }
+  const bool half_c = c == SPARSETC_VALUE_F16 || c == SPARSETC_VALUE_BF16;
+  require(alg != SPARSETC_SPMM_ALG_TILED_DCSR || !half_c, SPARSETC_STATUS_NOT_SUPPORTED,
+          "tiled DCSR SpMM adds partial sums into C with atomics: C in ", value_type_name(c),
+          " would be rounded at every partial sum (use C in f32, or SPARSETC_SPMM_ALG_CSR / _DCSR)");
+  return precision;
+}
+
+class CudaCoreSpmm final : public SpmmExecutor {
+ public:
+  CudaCoreSpmm(sparsetc_handle_s& handle, const SpmmProblem& problem, sparsetc_spmm_alg_t alg)
+      : handle_(handle), problem_(problem), alg_(alg) {
+    require(alg == SPARSETC_SPMM_ALG_CSR || alg == SPARSETC_SPMM_ALG_DCSR || alg == SPARSETC_SPMM_ALG_TILED_DCSR,
+            SPARSETC_STATUS_INVALID_VALUE, "make_cuda_core_spmm: algorithm ", alg, " is not CSR, DCSR or TILED_DCSR");
+    require(handle.backend == SPARSETC_BACKEND_GPU, SPARSETC_STATUS_NOT_SUPPORTED, alg_name(alg),
+            " SpMM needs a handle on the GPU backend");
+    require(problem.A->memory == SPARSETC_MEMORY_DEVICE && problem.B.memory == SPARSETC_MEMORY_DEVICE &&
+                problem.C.memory == SPARSETC_MEMORY_DEVICE,
+            SPARSETC_STATUS_NOT_SUPPORTED, alg_name(alg), " SpMM needs A, B and C in device memory");
+    require(problem.A->row_permutation.empty(), SPARSETC_STATUS_NOT_SUPPORTED, alg_name(alg),
+            " SpMM does not multiply a row-reordered matrix");
+    precision_ = choose_precision(problem, alg);
+    handle.activate();
+    build();
+  }
+
+  size_t workspace_size() const override { return row_schedule_.workspace_bytes; }
+
+  void execute(double alpha, const sparsetc_dense_s& B, double beta, const sparsetc_dense_s& C, void* workspace,
+               size_t) override {
+    handle_.activate();
+    if (problem_.A->values_version != built_version_ || problem_.A->layout.values != built_values_) build();
+    CoreDenseArgs args;
+    args.n = C.cols;
+    args.B = B.values;
+    args.b_order = B.order;
+    args.ldb = B.ld;
+    args.C = C.values;
+    args.c_type = C.value_type;
+    args.c_order = C.order;
+    args.ldc = C.ld;
+    args.alpha = alpha;
+    args.beta = beta;
+    if (alg_ == SPARSETC_SPMM_ALG_TILED_DCSR) {
+      tiled_spmm(tiled_, precision_, tiled_schedule_, args, handle_.stream);
+      return;
+    }
+    if (!workspace && row_schedule_.workspace_bytes) {
+      // Kept for the plan's next executions (from the handle's pool or allocator).
+      if (own_workspace_.size() < row_schedule_.workspace_bytes)
+        own_workspace_ = DeviceBuffer(row_schedule_.workspace_bytes, handle_.gpu());
+      workspace = own_workspace_.data();
+    }
+    row_spmm(rows_, precision_, row_schedule_, args, workspace, handle_.stream);
+  }
+
+ private:
+  // A as multiplied: op(A), canonical, in V.
+  template <typename V>
+  DeviceCsr<V> multiplied_a(const GpuContext& context) {
+    DeviceCsr<V> csr = gpu_normalize<V>(problem_.A->layout, problem_.A->duplicates, context);
+    if ((precision_ == CorePrecision::f16 || precision_ == CorePrecision::bf16) &&
+        (problem_.op != SPARSETC_OP_NON_TRANSPOSE || alg_ == SPARSETC_SPMM_ALG_TILED_DCSR)) {
+      // The range check here, where entry numbers are still the caller's (CSR order).
+      storage_values<V>(csr.values, csr.nnz, context);  // half paths: reads csr.values, leaves it
+    }
+    if (problem_.op == SPARSETC_OP_NON_TRANSPOSE) return csr;
+    DeviceCsc<V> csc = gpu_csr_to_csc(csr.view(), context);  // the CSC of A is the CSR of A^T
+    DeviceCsr<V> t;
+    t.rows = csc.cols;
+    t.cols = csc.rows;
+    t.nnz = csc.nnz;
+    t.row_ptr = std::move(csc.col_ptr);
+    t.col_idx = std::move(csc.row_idx);
+    t.values = std::move(csc.values);
+    return t;
+  }
+
+  // values (V, nnz) in the kernels' storage type: f16/bf16 rounded (VALUE_OUT_OF_RANGE when a
+  // finite value does not fit), else moved.
+  // values (V, nnz) in the kernels' storage type: rounded to f16/bf16 for the half paths
+  // (VALUE_OUT_OF_RANGE names the entry when a finite value does not fit), else taken as they are.
+  template <typename V>
+  DeviceBuffer storage_values(DeviceBuffer& values, int64_t nnz, const GpuContext& context) {
+    if (precision_ != CorePrecision::f16 && precision_ != CorePrecision::bf16) return std::move(values);
+    const sparsetc_value_type_t type = core_value_type(precision_);
+    DeviceBuffer out(size_t(nnz > 0 ? nnz : 0) * 2, context);
+    const V* src = values.as<const V>();
+    const ValueConversion r = gpu_convert_values<V>(src, nnz, type, out.data(), context);
+    if (r.out_of_range > 0) value_out_of_range_error<V>(src, r.first_out_of_range, type, context.stream);
+    return out;
+  }
+
+  template <typename V>
+  void build_from(DeviceCsr<V> csr, const GpuContext& context) {
+    const int64_t n = problem_.C.cols;
+    const int64_t nnz = csr.nnz;
+    if (alg_ == SPARSETC_SPMM_ALG_TILED_DCSR) {
+      DeviceTiledDcsr<V> t = gpu_csr_to_tiled_dcsr(csr.view(), tiled_strip_width(precision_, n), context);
+      csr = DeviceCsr<V>();  // free the CSR before the values are converted
+      strip_ptr_ = std::move(t.strip_ptr);
+      row_idx_ = std::move(t.row_idx);
+      row_ptr_ = std::move(t.row_ptr);
+      col_idx_ = std::move(t.col_idx);
+      values_ = storage_values<V>(t.values, nnz, context);
+      tiled_ = CoreTiled{t.rows, t.cols, t.strip_width, t.strips(), t.row_segments, nnz, strip_ptr_.as<const int64_t>(),
+                         row_idx_.as<const int32_t>(), row_ptr_.as<const int64_t>(), col_idx_.as<const int32_t>(),
+                         values_.data()};
+      tiled_schedule_ = make_tiled_schedule(tiled_, precision_, n, context);
+      return;
+    }
+    if (alg_ == SPARSETC_SPMM_ALG_DCSR) {
+      DeviceDcsr<V> d = gpu_csr_to_dcsr(csr.view(), context);
+      row_idx_ = std::move(d.row_idx);
+      row_ptr_ = std::move(d.row_ptr);
+      col_idx_ = std::move(d.col_idx);
+      values_ = storage_values<V>(d.values, nnz, context);
+      rows_ = CoreRows{csr.rows, csr.cols, d.nonempty_rows, nnz, row_idx_.as<const int64_t>(),
+                       row_ptr_.as<const int64_t>(), col_idx_.as<const int32_t>(), values_.data()};
+      // The CSR's offsets list the empty rows, which the DCSR kernel writes with beta * C.
+      row_schedule_ = make_row_schedule(rows_, precision_, n, csr.row_ptr.template as<const int64_t>(), context);
+      return;
+    }
+    row_ptr_ = std::move(csr.row_ptr);
+    col_idx_ = std::move(csr.col_idx);
+    values_ = storage_values<V>(csr.values, nnz, context);
+    rows_ = CoreRows{csr.rows, csr.cols, csr.rows, nnz, nullptr, row_ptr_.as<const int64_t>(),
+                     col_idx_.as<const int32_t>(), values_.data()};
+    row_schedule_ = make_row_schedule(rows_, precision_, n, nullptr, context);
+  }
+
+  void build() {
+    const GpuContext context = handle_.gpu();
+    built_version_ = problem_.A->values_version;
+    built_values_ = problem_.A->layout.values;
+    if (precision_ == CorePrecision::f64) build_from<double>(multiplied_a<double>(context), context);
+    else build_from<float>(multiplied_a<float>(context), context);
+    SPARSETC_LOG(info, alg_name(alg_), " SpMM (CUDA cores, ", precision_name(precision_), "): A ", problem_.A->layout.rows,
+                 "x", problem_.A->layout.cols, " nnz ", problem_.A->layout.nnz, ", N ", problem_.C.cols,
+                 alg_ == SPARSETC_SPMM_ALG_TILED_DCSR
+                     ? str(", strips of ", tiled_.strip_width, ", ", tiled_schedule_.items, " CTAs per column tile")
+                     : str(", short rows ", row_schedule_.rows_per_stream > 0 ? "in streams of " : "in groups of ",
+                           row_schedule_.rows_per_stream > 0 ? row_schedule_.rows_per_stream
+                                                             : int64_t(1) << row_schedule_.lanes_k_log,
+                           row_schedule_.rows_per_stream > 0 ? "" : " lanes", ", ", row_schedule_.medium_rows,
+                           " rows for a warp, ", row_schedule_.long_rows,
+                           " rows for CTAs, workspace ", row_schedule_.workspace_bytes, " bytes"));
+  }
+
+  sparsetc_handle_s& handle_;
+  SpmmProblem problem_;
+  sparsetc_spmm_alg_t alg_;
+  CorePrecision precision_ = CorePrecision::f32;
+  uint64_t built_version_ = 0;
+  const void* built_values_ = nullptr;
+  // A in the algorithm's format (device arrays) and the views the kernels read.
+  DeviceBuffer strip_ptr_, row_idx_, row_ptr_, col_idx_, values_;
+  CoreRows rows_;
+  RowSchedule row_schedule_;
+  CoreTiled tiled_;
+  TiledSchedule tiled_schedule_;
+  DeviceBuffer own_workspace_;
+};
+
+}  // namespace
+
+std::unique_ptr<SpmmExecutor> make_cuda_core_spmm(sparsetc_handle_s& handle, const SpmmProblem& problem,
+                                                  sparsetc_spmm_alg_t alg) {
+  return std::make_unique<CudaCoreSpmm>(handle, problem, alg);
+}
+
+}  // namespace sparsetc::detail

@@ -1,0 +1,252 @@
+// The binned SpGEMM pipeline: stage 1 and the panel plan at construction, then per panel the
+// binning, the per-bin kernels, the merge rounds (checkpoint, grow, relaunch) and the arrangement;
+// finally the pieces of all panels in one CSR.
+#include "gpu/spgemm/binned/binned_spgemm.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "core/error.hpp"
+#include "core/logging.hpp"
+#include "gpu/cuda_check.hpp"
+#include "gpu/spgemm/binned/kernels.hpp"
+
+namespace sparsetc::detail {
+namespace {
+
+using binned::kBins;
+using binned::kFirstEscBin;
+using binned::kMergeBin;
+
+template <typename T>
+DeviceBuffer buffer_of(int64_t n, const GpuContext& context) {
+  return DeviceBuffer(size_t(n > 0 ? n : 0) * sizeof(T), context);
+}
+
+int64_t read_int64(const int64_t* device, cudaStream_t stream) {
+  int64_t host = 0;
+  copy_device_to_host(&host, device, sizeof host, stream);
+  return host;
+}
+
+// The budget when the caller gives none: C~ up to half the bytes of all products (at least 512 MB),
+// and never more than half of the device memory free now. C~ holds the upper bound of the short
+// rows, so on products-heavy inputs (3D stencils) a second panel keeps the peak near the output's
+// size instead of the products'.
+size_t automatic_budget(int64_t products, size_t entry_bytes) {
+  size_t free_bytes = 0, total_bytes = 0;
+  SPARSETC_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const size_t half_products = size_t(products) / 2 * entry_bytes;
+  return std::min(free_bytes / 2, std::max<size_t>(size_t(512) << 20, half_products));
+}
+
+// Events between the stages of a panel when the caller asks for stage times.
+class StageClock {
+ public:
+  StageClock(bool on, cudaStream_t stream) : on_(on), stream_(stream) {
+    if (!on_) return;
+    for (cudaEvent_t& e : events_) SPARSETC_CUDA_CHECK(cudaEventCreate(&e));
+  }
+  ~StageClock() {
+    if (on_)
+      for (cudaEvent_t e : events_) cudaEventDestroy(e);
+  }
+  StageClock(const StageClock&) = delete;
+  StageClock& operator=(const StageClock&) = delete;
+  void mark(int point) {
+    if (on_) SPARSETC_CUDA_CHECK(cudaEventRecord(events_[size_t(point)], stream_));
+  }
+  // Adds the panel's stage times (waits for the last event).
+  void add_to(std::array<double, kStages>& ms) {
+    if (!on_) return;
+    SPARSETC_CUDA_CHECK(cudaEventSynchronize(events_[kStages]));
+    for (int s = 0; s < kStages; ++s) {
+      float t = 0;
+      SPARSETC_CUDA_CHECK(cudaEventElapsedTime(&t, events_[size_t(s)], events_[size_t(s + 1)]));
+      ms[size_t(s)] += double(t);
+    }
+  }
+
+ private:
+  bool on_;
+  cudaStream_t stream_;
+  std::array<cudaEvent_t, kStages + 1> events_{};
+};
+
+}  // namespace
+
+template <typename V>
+BinnedSpgemm<V>::BinnedSpgemm(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b,
+                              const BinnedSpgemmOptions& options, const GpuContext& context)
+    : a_(a), b_(b), options_(options), context_(context) {
+  require(a.cols == b.rows, SPARSETC_STATUS_DIMENSION_MISMATCH, "binned SpGEMM: A is ", a.rows, "x", a.cols,
+          " but B is ", b.rows, "x", b.cols);
+  require(a.rows <= 2147483647, SPARSETC_STATUS_SIZE_OVERFLOW, "binned SpGEMM: C has ", a.rows,
+          " rows; at most 2^31 - 1 are supported");
+  options_.merge_initial_capacity =
+      std::clamp<int64_t>(options_.merge_initial_capacity, 1, binned::kMergeInitialCapacity);
+  const int64_t m = a.rows;
+  bound_ = buffer_of<int64_t>(m, context);
+  cap_scan_ = buffer_of<int64_t>(m + 1, context);
+  const binned::BoundTotals totals = binned::upper_bounds(a, b, options_.merge_initial_capacity, bound_.as<int64_t>(),
+                                                          cap_scan_.as<int64_t>(), context);
+  stats_.products = totals.products;
+  stats_.temporary_entries = totals.room;
+
+  // Panels: C~ of each at most the budget (one row's room over at worst, hence the margin).
+  const int64_t entry_bytes = int64_t(sizeof(int32_t) + sizeof(V));
+  const size_t budget =
+      options_.memory_budget > 0 ? options_.memory_budget : automatic_budget(stats_.products, size_t(entry_bytes));
+  const int64_t per_panel =
+      std::max<int64_t>(int64_t(budget / size_t(entry_bytes)) - binned::kMaxRowCapacity, binned::kMaxRowCapacity);
+  const int64_t panels =
+      std::max<int64_t>(1, std::min<int64_t>((stats_.temporary_entries + per_panel - 1) / per_panel, std::max<int64_t>(m, 1)));
+  if (panels == 1) {  // no search needed, no read back
+    panel_rows_ = {0, m};
+    panel_caps_ = {0, stats_.temporary_entries};
+  } else {
+    binned::PanelBounds bounds = binned::panel_bounds(cap_scan_.as<const int64_t>(), m, panels, context);
+    panel_rows_ = std::move(bounds.rows);
+    panel_caps_ = std::move(bounds.room_before);
+  }
+  SPARSETC_LOG(debug, "binned SpGEMM: ", m, " rows, ", stats_.products, " products, C~ ", stats_.temporary_entries,
+               " entries in ", panels, " panel(s)");
+}
+
+template <typename V>
+size_t BinnedSpgemm<V>::memory_estimate() const {
+  int64_t largest = 0;
+  for (size_t p = 0; p + 1 < panel_caps_.size(); ++p) largest = std::max(largest, panel_caps_[p + 1] - panel_caps_[p]);
+  const size_t rows = size_t(a_.rows);
+  return size_t(largest) * (sizeof(int32_t) + sizeof(V)) + rows * (2 * sizeof(int64_t) + 1 + 2 * sizeof(int32_t)) +
+         bound_.size() + cap_scan_.size();
+}
+
+template <typename V>
+DeviceCsr<V> BinnedSpgemm<V>::multiply() {
+  const GpuContext& ctx = context_;
+  const int64_t m = a_.rows;
+  DeviceBuffer count = buffer_of<int64_t>(m, ctx);
+  DeviceBuffer bin = buffer_of<uint8_t>(m, ctx);
+  stats_.panels = 0;
+  stats_.bin_rows.fill(0);
+  stats_.stage_ms.fill(0);
+
+  struct Piece {
+    int64_t nnz = 0;
+    DeviceBuffer cols, vals;
+  };
+  std::vector<Piece> pieces;
+  for (size_t p = 0; p + 1 < panel_rows_.size(); ++p) {
+    const int64_t r0 = panel_rows_[p], r1 = panel_rows_[p + 1];
+    if (r1 == r0) continue;
+    ++stats_.panels;
+    const int64_t room = panel_caps_[p + 1] - panel_caps_[p];
+    DeviceBuffer t_cols = buffer_of<int32_t>(room, ctx), t_vals = buffer_of<V>(room, ctx);
+    const binned::Temporary t{r0, cap_scan_.as<const int64_t>(), t_cols.as<int32_t>(), t_vals.data()};
+    StageClock clock(options_.time_stages, ctx.stream);
+    clock.mark(kStageBinning);
+
+    // Stage 2.
+    binned::BinnedRows binned_rows = binned::bin_rows(bound_.as<const int64_t>(), a_.row_ptr, r0, r1,
+                                                      bin.as<uint8_t>(), count.as<int64_t>(), ctx);
+    const int32_t* rows = binned_rows.rows.as<const int32_t>();
+    auto rows_of = [&](int key) { return binned_rows.end(key) - binned_rows.begin(key); };
+    for (int k : {0, 1, 33, 34, 35, 36, 37}) stats_.bin_rows[size_t(k)] += rows_of(k);
+    for (int c = 0; c < binned::kHeapClasses; ++c)
+      for (int u = 2; u <= binned::kHeapMaxBound; ++u)
+        stats_.bin_rows[size_t(u)] += rows_of(binned::kHeapKeyBase + c * 31 + (u - 2));
+
+    // Stage 3: heap, ESC, merge.
+    clock.mark(kStageHeap);
+    for (int c = 0; c < binned::kHeapClasses; ++c) {
+      const int first_key = binned::kHeapKeyBase + c * 31;
+      binned::heap_rows(a_, b_, rows, binned_rows.begin(first_key), binned_rows.end(first_key + 30),
+                        binned::heap_capacity(c), t, count.as<int64_t>(), ctx);
+    }
+    clock.mark(kStageEsc);
+    for (int k = kFirstEscBin; k < kMergeBin; ++k)
+      binned::esc_rows(a_, b_, rows, binned_rows.begin(k), binned_rows.end(k), k, t, count.as<int64_t>(), ctx);
+    clock.mark(kStageMerge);
+    const int64_t merge_rows = rows_of(kMergeBin);
+    DeviceBuffer states = buffer_of<binned::MergeRow<V>>(merge_rows, ctx);
+    std::vector<binned::Arena> arenas;
+    if (merge_rows > 0) {
+      DeviceBuffer list = buffer_of<int32_t>(merge_rows, ctx), overflow = buffer_of<int32_t>(merge_rows, ctx);
+      DeviceBuffer overflow_count = buffer_of<int32_t>(1, ctx);
+      auto* state = states.as<binned::MergeRow<V>>();
+      binned::init_merge_rows(a_, bound_.as<const int64_t>(), rows, binned_rows.begin(kMergeBin),
+                              binned_rows.end(kMergeBin), t, state, list.as<int32_t>(), ctx);
+      int64_t pending = merge_rows;
+      for (;;) {
+        binned::merge_round(a_, b_, state, list.as<const int32_t>(), pending, overflow.as<int32_t>(),
+                            overflow_count.as<int32_t>(), count.as<int64_t>(), ctx);
+        int32_t overflowed = 0;
+        copy_device_to_host(&overflowed, overflow_count.data(), sizeof overflowed, ctx.stream);
+        if (overflowed == 0) break;
+        ++stats_.grow_rounds;
+        stats_.grown_rows += overflowed;
+        arenas.push_back(binned::grow_merge_rows(state, overflow.as<const int32_t>(), overflowed, ctx));
+        std::swap(list, overflow);
+        pending = overflowed;
+      }
+    }
+
+    // Stage 4: this panel's piece.
+    clock.mark(kStageArrange);
+    DeviceBuffer piece_ptr = buffer_of<int64_t>(r1 - r0 + 1, ctx);
+    binned::exclusive_scan_counts(count.as<const int64_t>() + r0, piece_ptr.as<int64_t>(), r1 - r0, ctx);
+    Piece piece;
+    piece.nnz = read_int64(piece_ptr.as<const int64_t>() + (r1 - r0), ctx.stream);
+    piece.cols = buffer_of<int32_t>(piece.nnz, ctx);
+    piece.vals = buffer_of<V>(piece.nnz, ctx);
+    binned::arrange(a_, b_, bin.as<const uint8_t>(), t, r1, piece_ptr.as<const int64_t>(), piece.nnz,
+                    states.as<const binned::MergeRow<V>>(), merge_rows, static_cast<int32_t*>(piece.cols.data()), static_cast<V*>(piece.vals.data()),
+                    ctx);
+    clock.mark(kStages);
+    clock.add_to(stats_.stage_ms);
+    pieces.push_back(std::move(piece));
+  }
+
+  DeviceCsr<V> c;
+  c.rows = m;
+  c.cols = b_.cols;
+  c.row_ptr = buffer_of<int64_t>(m + 1, ctx);
+  binned::exclusive_scan_counts(count.as<const int64_t>(), static_cast<int64_t*>(c.row_ptr.data()), m, ctx);
+  for (const Piece& piece : pieces) c.nnz += piece.nnz;
+  if (pieces.size() == 1) {
+    c.col_idx = std::move(pieces[0].cols);
+    c.values = std::move(pieces[0].vals);
+  } else {
+    c.col_idx = buffer_of<int32_t>(c.nnz, ctx);
+    c.values = buffer_of<V>(c.nnz, ctx);
+    int64_t at = 0;
+    for (const Piece& piece : pieces) {
+      if (piece.nnz == 0) continue;
+      copy_device_to_device(static_cast<int32_t*>(c.col_idx.data()) + at, piece.cols.data(), size_t(piece.nnz) * sizeof(int32_t),
+                            ctx.stream);
+      copy_device_to_device(static_cast<V*>(c.values.data()) + at, piece.vals.data(), size_t(piece.nnz) * sizeof(V), ctx.stream);
+      at += piece.nnz;
+    }
+  }
+  SPARSETC_LOG(debug, "binned SpGEMM: nnz(C) = ", c.nnz, ", ", stats_.panels, " panel(s), ", stats_.grow_rounds,
+               " grow round(s)");
+  return c;
+}
+
+template <typename V>
+void binned_numeric(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const DeviceCsrView<V>& c, V* values,
+                    const GpuContext& context) {
+  require(a.cols == b.rows && c.rows == a.rows && c.cols == b.cols, SPARSETC_STATUS_DIMENSION_MISMATCH,
+          "binned SpGEMM numeric: the pattern of C does not match A * B");
+  binned::numeric_values(a, b, c.row_ptr, c.col_idx, c.nnz, values, context);
+}
+
+template class BinnedSpgemm<float>;
+template class BinnedSpgemm<double>;
+template void binned_numeric<float>(const DeviceCsrView<float>&, const DeviceCsrView<float>&,
+                                    const DeviceCsrView<float>&, float*, const GpuContext&);
+template void binned_numeric<double>(const DeviceCsrView<double>&, const DeviceCsrView<double>&,
+                                     const DeviceCsrView<double>&, double*, const GpuContext&);
+
+}  // namespace sparsetc::detail

@@ -1,0 +1,99 @@
+// The binned merge-path SpGEMM on the GPU (Liu & Vinter, "A framework for general sparse
+// matrix-matrix multiplication on GPUs and heterogeneous processors", JPDC 2015), every stage on
+// the device: (1) per-row upper bound, (2) binning into 38 bins, (3) heap / bitonic ESC / merge
+// path per bin, the merge rows growing progressively, (4) arrangement into the exact CSR. When the
+// temporary matrix C~ would exceed the memory budget, rows are processed in panels (consecutive row
+// ranges) whose pieces are concatenated. docs/spgemm.md describes the pipeline and its numbers.
+//
+// Host synchronisation points, all documented read-backs of sizes: the product count (stage 1),
+// the panel boundaries, per panel the 39 bin offsets, the overflow count of each merge round (and
+// the new arena's size when rows grew), and the panel's entry count.
+//
+// This header is included from .cpp files: no device code.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "formats/raw.hpp"
+#include "gpu/convert/device_csr.hpp"
+#include "gpu/device_memory.hpp"
+#include "gpu/gpu_context.hpp"
+#include "gpu/spgemm/binned/bins.hpp"
+#include "sparsetc/sparsetc_types.h"
+
+namespace sparsetc::detail {
+
+struct BinnedSpgemmOptions {
+  // Bytes the temporary matrix C~ of one panel may take; 0: half of the device memory free when
+  // the plan is made. Never too small: a panel always takes at least a few rows.
+  size_t memory_budget = 0;
+  // Room of a merge row in C~ before it grows (<= binned::kMergeInitialCapacity); tests lower it
+  // to exercise the checkpoint-and-grow rounds.
+  int64_t merge_initial_capacity = binned::kMergeInitialCapacity;
+  // Time the stages with events (one more synchronisation per panel): BinnedSpgemmStats::stage_ms.
+  bool time_stages = false;
+};
+
+enum BinnedStage { kStageBinning, kStageHeap, kStageEsc, kStageMerge, kStageArrange, kStages };
+
+struct BinnedSpgemmStats {
+  int64_t products = 0;           // sum of the upper bounds: the multiplications done
+  int64_t temporary_entries = 0;  // C~ room of all rows at the start
+  int64_t panels = 0;             // row panels of the last multiply
+  int64_t grow_rounds = 0;        // merge relaunches after checkpoints (all panels)
+  int64_t grown_rows = 0;         // checkpoints taken (a row may grow several times)
+  std::array<int64_t, binned::kBins> bin_rows{};  // rows per bin
+  std::array<double, kStages> stage_ms{};         // with options.time_stages: milliseconds per stage
+};
+
+template <typename V>
+class BinnedSpgemm {
+ public:
+  // Stage 1 and the panel plan for C = A * B (A m x k, B k x n, canonical device CSR with sorted
+  // rows; the arrays must outlive this object). Reads back the product count and panel bounds.
+  BinnedSpgemm(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const BinnedSpgemmOptions& options,
+               const GpuContext& context);
+
+  int64_t products() const { return stats_.products; }
+  // Working memory of one multiply: C~ of the largest panel, the per-row arrays, the bin lists.
+  size_t memory_estimate() const;
+  // Stages 2-4: the exact C (sorted, duplicate-free rows; explicit zeros kept).
+  DeviceCsr<V> multiply();
+  const BinnedSpgemmStats& stats() const { return stats_; }
+
+ private:
+  DeviceCsrView<V> a_, b_;
+  BinnedSpgemmOptions options_;
+  GpuContext context_;
+  DeviceBuffer bound_, cap_scan_;  // int64 m, int64 m + 1
+  std::vector<int64_t> panel_rows_, panel_caps_;  // boundaries (rows, and C~ prefix there)
+  BinnedSpgemmStats stats_;
+};
+
+// Numeric-only: values of C = A * B for C's pattern (c.values ignored) into `values` (c.nnz),
+// bit-identical to BinnedSpgemm::multiply's for the same operands. No synchronisation.
+template <typename V>
+void binned_numeric(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const DeviceCsrView<V>& c, V* values,
+                    const GpuContext& context);
+
+namespace binned {
+
+// A device matrix (any format, index widths, base, value type) to the canonical device CSR of
+// op(M) with sorted rows (one read back of a flag for CSR input).
+template <typename V>
+DeviceCsr<V> prepare_operand(const RawSparse& raw, sparsetc_duplicates_t duplicates, bool transpose,
+                             const GpuContext& context);
+
+// C without the entries with |c| <= tolerance (NaN kept); one read back of the kept count.
+template <typename V>
+DeviceCsr<V> drop_small(const DeviceCsrView<V>& c, double tolerance, const GpuContext& context);
+
+// Row offsets (rows + 1, int64 in) as `type` plus base; column indices plus base.
+DeviceBuffer export_offsets(const int64_t* row_ptr, int64_t rows, sparsetc_index_type_t type, int base,
+                            const GpuContext& context);
+DeviceBuffer export_indices(const int32_t* cols, int64_t nnz, int base, const GpuContext& context);
+
+}  // namespace binned
+}  // namespace sparsetc::detail

@@ -1,0 +1,85 @@
+// The 38 bins of the binned SpGEMM (Liu & Vinter, JPDC 2015, Algorithm 3) with the thresholds
+// re-derived for Hopper (227 KB of shared memory per block). A row of C goes to a bin by its upper
+// bound u (the products of its row of A with B); the bin decides the method and the room the row
+// gets in the temporary matrix C~. docs/spgemm.md derives every number here.
+//
+// Usable from host and device code (no CUDA headers needed).
+#pragma once
+
+#include <cstdint>
+
+#ifdef __CUDACC__
+#define SPARSETC_HOST_DEVICE __host__ __device__
+#else
+#define SPARSETC_HOST_DEVICE
+#endif
+
+namespace sparsetc::detail::binned {
+
+// Group 1: bin 0 (u = 0, empty row). Group 2: bin 1 (u = 1, one product, written at arrange).
+// Group 3: bins 2..32, one per u, heap method with one thread per row (u <= warp size, as in the paper).
+// Group 4: bins 33..36, bitonic ESC with one block per row in shared memory.
+// Group 5: bin 37, merge path, one block per row, progressive capacity.
+constexpr int kBins = 38;
+constexpr int kHeapMaxBound = 32;
+constexpr int kFirstEscBin = 33;
+constexpr int kMergeBin = 37;
+constexpr int kEscBins = 4;
+
+// Upper bounds of the ESC bins: x4 steps up to the largest power of two whose sort keys (64 bits)
+// and product values (fp64) fit one block's 227 KB: 8192 * 16 B = 128 KB (16384 would need 256 KB).
+// Bitonic sorts the next power of two of the row's own u, so the bin only sets block size and room.
+constexpr int64_t kEscBound[kEscBins] = {128, 512, 2048, 8192};
+constexpr int64_t kEscMaxBound = 8192;
+static_assert(kEscBound[0] == 128 && kEscBound[1] == 512 && kEscBound[2] == 2048 && kEscBound[3] == kEscMaxBound,
+              "bin_of spells these bounds out");
+
+// Room a merge-path row gets in C~ before it has to grow (paper: 256, the scratchpad working size
+// of its GPUs; here twice the merge kernel's 2048-entry shared-memory result).
+constexpr int64_t kMergeInitialCapacity = 4096;
+
+// Heap rows keep their A position in 26 bits of the heap key; a (pathological) heap-bound row with
+// a longer row of A (many entries meeting empty rows of B) goes to the first ESC bin instead.
+constexpr int64_t kHeapMaxRowOfA = int64_t(1) << 26;
+
+SPARSETC_HOST_DEVICE inline int bin_of(int64_t bound, int64_t row_of_a_length) {
+  if (bound <= 1) return int(bound);
+  if (bound <= kHeapMaxBound) return row_of_a_length < kHeapMaxRowOfA ? int(bound) : kFirstEscBin;
+  if (bound <= 128) return kFirstEscBin;  // kEscBound, spelled out: device code cannot read the array
+  if (bound <= 512) return kFirstEscBin + 1;
+  if (bound <= 2048) return kFirstEscBin + 2;
+  if (bound <= 8192) return kFirstEscBin + 3;
+  return kMergeBin;
+}
+
+// Entries of C~ reserved for a row: none for bins 0 and 1 (nothing to merge), the upper bound for
+// heap and ESC rows (paper: "upper bound method"), min(u, initial) for merge rows (progressive).
+SPARSETC_HOST_DEVICE inline int64_t row_capacity(int bin, int64_t bound, int64_t merge_initial) {
+  if (bin <= 1) return 0;
+  if (bin < kMergeBin) return bound;
+  return bound < merge_initial ? bound : merge_initial;
+}
+
+// Heap rows run in four kernels by heap size, which is at most min(u, entries of the row of A): a
+// row of 5 entries meeting rows of B of 5 (u = 25) needs 5 heap nodes, not 25. Capacities 4..32.
+constexpr int kHeapClasses = 4;
+SPARSETC_HOST_DEVICE inline int heap_class(int64_t bound, int64_t row_of_a_length) {
+  const int64_t nodes = bound < row_of_a_length ? bound : row_of_a_length;
+  return nodes <= 4 ? 0 : nodes <= 8 ? 1 : nodes <= 16 ? 2 : 3;
+}
+SPARSETC_HOST_DEVICE inline int heap_capacity(int heap_class_index) { return 4 << heap_class_index; }
+
+// Key by which stage 2 groups the rows: the bin itself for bins 0, 1 and 33..37; for heap rows
+// kHeapKeyBase + class * 31 + (u - 2), so each heap kernel takes one contiguous range, ordered by u
+// within it (the paper's 31 bins: neighbouring threads do equal work).
+constexpr int kHeapKeyBase = 40;
+constexpr int kSortKeys = kHeapKeyBase + kHeapClasses * 31;  // 164 < 256: an 8-bit key
+SPARSETC_HOST_DEVICE inline int sort_key(int bin, int64_t bound, int64_t row_of_a_length) {
+  if (bin < 2 || bin > kHeapMaxBound) return bin;
+  return kHeapKeyBase + heap_class(bound, row_of_a_length) * 31 + (bin - 2);
+}
+
+// The largest room any one row takes in C~ at the start: what a row panel must at least hold.
+constexpr int64_t kMaxRowCapacity = kEscMaxBound > kMergeInitialCapacity ? kEscMaxBound : kMergeInitialCapacity;
+
+}  // namespace sparsetc::detail::binned

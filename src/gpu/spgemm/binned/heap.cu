@@ -1,0 +1,128 @@
+// Stage 3, group 3 (bins 2..32): the heap method, one thread per row (paper, section 4.1, Fig. 1).
+//
+// The paper fills a heap with all u candidate products and drains it, fusing equal columns. The
+// rows of B are already sorted, so this kernel keeps one heap node per row of B that the row of A
+// meets (a k-way merge): the heap holds at most min(u, entries of A) nodes, not u, and each product
+// is pushed once when its predecessor in the same row of B is popped. Equal columns pop in order
+// of their entry of A (the key's tie-breaker), so each sum is the canonical left fold.
+//
+// Heap key (64 bits): column (32) | position in the row of A (26) | offset in the row of B (6).
+// The offset fits because a heap row's u <= 32 bounds every row of B it meets; rows of A with
+// 2^26 entries or more are sent to the ESC bins (bins.hpp). Each thread's heap lives in shared
+// memory, interleaved (node s of thread t at s * kThreads + t) so a warp's accesses hit distinct banks.
+#include "gpu/spgemm/binned/device_common.cuh"
+
+namespace sparsetc::detail::binned {
+namespace {
+
+constexpr int kThreads = 128;
+
+__device__ __forceinline__ uint64_t heap_key(int32_t col, int64_t a_local, int64_t b_off) {
+  return (uint64_t(uint32_t(col)) << 32) | (uint64_t(a_local) << 6) | uint64_t(b_off);
+}
+
+template <typename V, int CAPACITY>
+__global__ void __launch_bounds__(kThreads)
+    heap_kernel(DeviceCsrView<V> a, DeviceCsrView<V> b, const int32_t* __restrict__ rows, int64_t n, Temporary t,
+                int64_t* __restrict__ count) {
+  __shared__ uint64_t storage[CAPACITY * kThreads];
+  const int64_t j = int64_t(blockIdx.x) * kThreads + threadIdx.x;
+  if (j >= n) return;
+  uint64_t* heap = storage + threadIdx.x;
+  auto node = [heap](int s) -> uint64_t& { return heap[s * kThreads]; };
+
+  const int64_t i = t.r0 + rows[j];
+  const int64_t as = __ldg(a.row_ptr + i), ae = __ldg(a.row_ptr + i + 1);
+  int size = 0;
+  for (int64_t p = as; p < ae; ++p) {  // push the first product of every non-empty row of B met
+    int64_t bs, be;
+    row_of_b(b, __ldg(a.col_idx + p), bs, be);
+    if (bs == be) continue;
+    const uint64_t key = heap_key(__ldg(b.col_idx + bs), p - as, 0);
+    int pos = size++;
+    while (pos > 0) {
+      const int parent = (pos - 1) >> 1;
+      if (node(parent) <= key) break;
+      node(pos) = node(parent);
+      pos = parent;
+    }
+    node(pos) = key;
+  }
+
+  const int64_t out = t.cap_scan[i] - t.cap_scan[t.r0];
+  int32_t* cols = t.cols + out;
+  V* vals = static_cast<V*>(t.vals) + out;
+  int64_t written = 0;
+  int32_t current = -1;
+  V value = V(0);
+  while (size > 0) {
+    const uint64_t top = node(0);
+    const int32_t col = int32_t(top >> 32);
+    const int64_t p = as + int64_t((top >> 6) & ((uint64_t(1) << 26) - 1));
+    const int64_t b_off = int64_t(top & 63);
+    int64_t bs, be;
+    row_of_b(b, __ldg(a.col_idx + p), bs, be);
+    const V prod = product(__ldg(a.values + p), __ldg(b.values + bs + b_off));
+    if (written > 0 && col == current) {
+      value = sum(value, prod);
+    } else {
+      if (written > 0) {
+        cols[written - 1] = current;
+        vals[written - 1] = value;
+      }
+      current = col;
+      value = sum(V(0), prod);
+      ++written;
+    }
+    // Replace the root by the next product of the same row of B, or by the last node.
+    uint64_t key;
+    if (bs + b_off + 1 < be) key = heap_key(__ldg(b.col_idx + bs + b_off + 1), p - as, b_off + 1);
+    else key = node(--size);
+    int pos = 0;
+    for (;;) {
+      int child = 2 * pos + 1;
+      if (child >= size) break;
+      uint64_t c = node(child);
+      if (child + 1 < size) {
+        const uint64_t c2 = node(child + 1);
+        if (c2 < c) {
+          c = c2;
+          ++child;
+        }
+      }
+      if (key <= c) break;
+      node(pos) = c;
+      pos = child;
+    }
+    if (size > 0) node(pos) = key;
+  }
+  if (written > 0) {
+    cols[written - 1] = current;
+    vals[written - 1] = value;
+  }
+  count[i] = written;
+}
+
+}  // namespace
+
+template <typename V>
+void heap_rows(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int32_t* rows, int64_t begin, int64_t end,
+               int heap_capacity, const Temporary& t, int64_t* count, const GpuContext& context) {
+  const int64_t n = end - begin;
+  if (n <= 0) return;
+  const unsigned ctas = ctas_for(n, kThreads);
+  switch (heap_capacity) {
+    case 4: heap_kernel<V, 4><<<ctas, kThreads, 0, context.stream>>>(a, b, rows + begin, n, t, count); break;
+    case 8: heap_kernel<V, 8><<<ctas, kThreads, 0, context.stream>>>(a, b, rows + begin, n, t, count); break;
+    case 16: heap_kernel<V, 16><<<ctas, kThreads, 0, context.stream>>>(a, b, rows + begin, n, t, count); break;
+    default: heap_kernel<V, 32><<<ctas, kThreads, 0, context.stream>>>(a, b, rows + begin, n, t, count); break;
+  }
+  SPARSETC_CUDA_CHECK_LAUNCH();
+}
+
+template void heap_rows<float>(const DeviceCsrView<float>&, const DeviceCsrView<float>&, const int32_t*, int64_t,
+                               int64_t, int, const Temporary&, int64_t*, const GpuContext&);
+template void heap_rows<double>(const DeviceCsrView<double>&, const DeviceCsrView<double>&, const int32_t*, int64_t,
+                                int64_t, int, const Temporary&, int64_t*, const GpuContext&);
+
+}  // namespace sparsetc::detail::binned

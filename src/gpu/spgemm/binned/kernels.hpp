@@ -1,0 +1,123 @@
+// Launchers of the binned SpGEMM's device stages, called by the pipeline (binned_spgemm.cpp). Each
+// enqueues its work on context.stream; none synchronises unless its comment says so.
+//
+// Conventions shared by every stage:
+//  - A (m x k) and B (k x n) are canonical device CSR (DeviceCsrView): int64 row offsets, int32
+//    columns sorted within each row (repeats allowed: each is one more product), values V.
+//  - The canonical value of c_ij is the left fold ((0 + p_1) + p_2) + ... over its products
+//    p = a_ik * b_kj (each rounded, no FMA contraction) in the order of A's entries. Every kernel
+//    (heap, ESC, merge, numeric-only) produces exactly this, so results are bit-identical run to
+//    run, across panels and between the full product and numeric-only reuse.
+//  - Rows of C are int64 (m <= 2^31 - 1 is checked by the pipeline: bin lists hold int32 rows
+//    relative to the panel); every count of entries or products is int64.
+//
+// This header is included from .cpp files: no device code.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "gpu/convert/device_csr.hpp"
+#include "gpu/device_memory.hpp"
+#include "gpu/gpu_context.hpp"
+#include "gpu/spgemm/binned/bins.hpp"
+
+namespace sparsetc::detail::binned {
+
+// A merge-path row's state in device memory: where its result lives and where to resume after a
+// checkpoint (the progressive scheme of the paper, section 4.1).
+template <typename V>
+struct MergeRow {
+  int64_t row = 0;       // row of C
+  int64_t a_pos = 0;     // next entry of A to multiply (resume point)
+  int64_t b_off = 0;     // products of that entry already merged
+  int64_t length = 0;    // entries in the result so far
+  int64_t capacity = 0;  // entries the global region holds
+  int64_t bound = 0;     // upper bound u: never more than this is needed
+  int64_t needed = 0;    // after an overflow: entries the interrupted batch needs
+  int32_t* cols = nullptr;
+  V* vals = nullptr;
+};
+
+// ---- Stage 1: bound[i] = products of row i of A with B, and cap_scan[0..rows] = exclusive scan of
+// the rows' C~ room (bins.hpp). Returns the sum of the bounds and cap_scan[rows] (one read back).
+struct BoundTotals {
+  int64_t products = 0, room = 0;
+};
+template <typename V>
+BoundTotals upper_bounds(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, int64_t merge_initial, int64_t* bound,
+                         int64_t* cap_scan, const GpuContext& context);
+
+// Row boundaries of `panels` panels of nearly equal C~ room: the first row whose cap_scan reaches
+// p * total / panels, for p = 0..panels, and cap_scan there (one read back: a synchronisation point).
+struct PanelBounds {
+  std::vector<int64_t> rows, room_before;
+};
+PanelBounds panel_bounds(const int64_t* cap_scan, int64_t rows, int64_t panels, const GpuContext& context);
+
+// ---- Stage 2: rows [r0, r1) into the 38 bins. Writes bin[i] and count[i] for bins 0 and 1;
+// rows (int32, relative to r0) grouped by sort_key (bins.hpp), increasing within a key;
+// offsets[key]..offsets[key + 1] delimit a key's rows (read back: a synchronisation point).
+struct BinnedRows {
+  std::array<int64_t, kSortKeys + 1> offsets{};
+  DeviceBuffer rows;  // int32, r1 - r0
+  int64_t begin(int key) const { return offsets[size_t(key)]; }
+  int64_t end(int key) const { return offsets[size_t(key + 1)]; }
+};
+BinnedRows bin_rows(const int64_t* bound, const int64_t* a_row_ptr, int64_t r0, int64_t r1, uint8_t* bin,
+                    int64_t* count, const GpuContext& context);
+
+// ---- Stage 3. Every kernel takes the rows rows[begin, end) (relative to r0) of one bin or bin
+// range, writes row i's sorted, duplicate-free entries at C~ offset cap_scan[i] - cap_scan[r0] and
+// their number at count[i].
+struct Temporary {
+  int64_t r0 = 0;
+  const int64_t* cap_scan = nullptr;
+  int32_t* cols = nullptr;
+  void* vals = nullptr;
+};
+
+// Heap method (bins 2..32): one thread per row; heap_capacity in {4, 8, 16, 32} >= the rows' u.
+template <typename V>
+void heap_rows(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int32_t* rows, int64_t begin, int64_t end,
+               int heap_capacity, const Temporary& t, int64_t* count, const GpuContext& context);
+
+// Bitonic ESC (bins 33..36): one block per row, the sort in shared memory.
+template <typename V>
+void esc_rows(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int32_t* rows, int64_t begin, int64_t end,
+              int bin, const Temporary& t, int64_t* count, const GpuContext& context);
+
+// Merge path (bin 37): states for rows[begin, end), their first regions carved from C~.
+template <typename V>
+void init_merge_rows(const DeviceCsrView<V>& a, const int64_t* bound, const int32_t* rows, int64_t begin,
+                     int64_t end, const Temporary& t, MergeRow<V>* states, int32_t* list, const GpuContext& context);
+// One round over the states list[0..n): each row runs until done or until its next batch does not
+// fit its region (checkpoint: its index is appended to overflow[*overflow_count]).
+template <typename V>
+void merge_round(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, MergeRow<V>* states, const int32_t* list,
+                 int64_t n, int32_t* overflow, int32_t* overflow_count, int64_t* count, const GpuContext& context);
+// Grows the regions of the n overflowed rows (2x, at least what they need, at most u) into a new
+// arena and moves their results there. Returns the arena (one read back of its size).
+struct Arena {
+  DeviceBuffer cols, vals;
+};
+template <typename V>
+Arena grow_merge_rows(MergeRow<V>* states, const int32_t* overflow, int64_t n, const GpuContext& context);
+
+// ---- Stage 4: out[0..n] = exclusive scan of the counts (n + 1 entries).
+void exclusive_scan_counts(const int64_t* count, int64_t* out, int64_t n, const GpuContext& context);
+
+// Rows [r0, r1) into the exact arrays cols/vals (piece_nnz entries) at offsets piece_ptr[i - r0]
+// (the exclusive scan of count over the panel). Bin-1 rows are computed here.
+template <typename V>
+void arrange(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const uint8_t* bin, const Temporary& t, int64_t r1,
+             const int64_t* piece_ptr, int64_t piece_nnz, const MergeRow<V>* states, int64_t merge_rows, int32_t* cols,
+             V* vals, const GpuContext& context);
+
+// ---- Numeric-only: values of C for the pattern (row_ptr, cols) of A * B; one warp per row.
+template <typename V>
+void numeric_values(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int64_t* c_row_ptr,
+                    const int32_t* c_cols, int64_t c_nnz, V* c_vals, const GpuContext& context);
+
+}  // namespace sparsetc::detail::binned

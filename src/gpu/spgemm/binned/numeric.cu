@@ -1,0 +1,96 @@
+// Numeric-only SpGEMM: the values of C for its known pattern (AMG Galerkin products recompute
+// values every step with the same patterns). One warp per row of C: the warp walks the row's
+// products 32 at a time in the order of A's entries; each lane finds its column in C's row by
+// binary search; lanes that hit the same entry (same column from different entries of A) add in
+// lane order, one rank per round. That is the canonical left fold of every other kernel, so the
+// result is bit-identical to the full product's.
+#include "gpu/spgemm/binned/device_common.cuh"
+
+namespace sparsetc::detail::binned {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kWarps = kThreads / 32;
+
+template <typename V>
+__global__ void __launch_bounds__(kThreads)
+    numeric_kernel(DeviceCsrView<V> a, DeviceCsrView<V> b, const int64_t* __restrict__ c_row_ptr,
+                   const int32_t* __restrict__ c_cols, V* c_vals) {
+  const int lane = threadIdx.x & 31;
+  const unsigned below = (1u << lane) - 1;
+  for (int64_t i = int64_t(blockIdx.x) * kWarps + (threadIdx.x >> 5); i < a.rows; i += int64_t(gridDim.x) * kWarps) {
+    const int64_t cs = __ldg(c_row_ptr + i), ce = __ldg(c_row_ptr + i + 1);
+    for (int64_t q = cs + lane; q < ce; q += 32) c_vals[q] = V(0);
+    __syncwarp();
+    const int64_t as = __ldg(a.row_ptr + i), ae = __ldg(a.row_ptr + i + 1);
+    for (int64_t e0 = as; e0 < ae; e0 += 32) {
+      // 32 entries of A: their rows of B, numbered by an inclusive scan of their lengths.
+      const int64_t e = e0 + lane;
+      int64_t bs = 0, length = 0;
+      V av = V(0);
+      if (e < ae) {
+        int64_t be;
+        row_of_b(b, __ldg(a.col_idx + e), bs, be);
+        length = be - bs;
+        av = __ldg(a.values + e);
+      }
+      int64_t inclusive = length;
+      for (int offset = 1; offset < 32; offset <<= 1) {
+        const int64_t y = __shfl_up_sync(kFullMask, inclusive, offset);
+        if (lane >= offset) inclusive += y;
+      }
+      const int64_t exclusive = inclusive - length, total = __shfl_sync(kFullMask, inclusive, 31);
+      for (int64_t t0 = 0; t0 < total; t0 += 32) {
+        const int64_t t = t0 + lane;
+        // The entry owning product t: the last lane whose first product is <= t.
+        int lo = 0, hi = 31;
+#pragma unroll
+        for (int step = 0; step < 5; ++step) {
+          const int mid = (lo + hi + 1) >> 1;
+          const int64_t first = __shfl_sync(kFullMask, exclusive, mid);
+          if (first <= t) lo = mid;
+          else hi = mid - 1;
+        }
+        const int64_t owner_bs = __shfl_sync(kFullMask, bs, lo), owner_first = __shfl_sync(kFullMask, exclusive, lo);
+        const V owner_a = __shfl_sync(kFullMask, av, lo);
+        const bool active = t < total;
+        int64_t pos = -1 - lane;  // distinct for idle lanes
+        V p = V(0);
+        if (active) {
+          const int64_t bp = owner_bs + (t - owner_first);
+          const int32_t col = __ldg(b.col_idx + bp);
+          p = product(owner_a, __ldg(b.values + bp));
+          const int64_t at = cs + lower_bound_in(c_cols + cs, ce - cs, col);
+          if (at < ce && __ldg(c_cols + at) == col) pos = at;  // else not C's pattern: nothing to write
+        }
+        const unsigned peers = __match_any_sync(kFullMask, pos);
+        const int rank = __popc(peers & below);
+        int rounds = rank;
+        for (int offset = 16; offset > 0; offset >>= 1) rounds = max(rounds, __shfl_xor_sync(kFullMask, rounds, offset));
+        for (int r = 0; r <= rounds; ++r) {
+          if (pos >= 0 && rank == r) c_vals[pos] = sum(c_vals[pos], p);
+          __syncwarp();
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+template <typename V>
+void numeric_values(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int64_t* c_row_ptr,
+                    const int32_t* c_cols, int64_t c_nnz, V* c_vals, const GpuContext& context) {
+  if (a.rows == 0 || c_nnz == 0) return;
+  const int64_t ctas = (a.rows + kWarps - 1) / kWarps;
+  numeric_kernel<V><<<unsigned(ctas < 65536 * 16 ? ctas : 65536 * 16), kThreads, 0, context.stream>>>(a, b, c_row_ptr,
+                                                                                                     c_cols, c_vals);
+  SPARSETC_CUDA_CHECK_LAUNCH();
+}
+
+template void numeric_values<float>(const DeviceCsrView<float>&, const DeviceCsrView<float>&, const int64_t*,
+                                    const int32_t*, int64_t, float*, const GpuContext&);
+template void numeric_values<double>(const DeviceCsrView<double>&, const DeviceCsrView<double>&, const int64_t*,
+                                     const int32_t*, int64_t, double*, const GpuContext&);
+
+}  // namespace sparsetc::detail::binned

@@ -1,0 +1,114 @@
+// Stage 1 (paper, Algorithm 2): the upper bound u_i of every row of C, the products of row i of A
+// with B, a thread per row as in the paper when rows are short on average, else a warp per row (a
+// thread would serialise the long rows of skewed matrices); with it the C~ room of each row, whose
+// scan the panel split cuts.
+#include <vector>
+
+#include "gpu/spgemm/binned/device_common.cuh"
+
+namespace sparsetc::detail::binned {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kWarps = kThreads / 32;
+
+// GROUP threads per row (1: rows of a few entries, 32: longer rows), the bound and the room.
+template <typename V, int GROUP>
+__global__ void __launch_bounds__(kThreads)
+    upper_bound_kernel(DeviceCsrView<V> a, DeviceCsrView<V> b, int64_t merge_initial, int64_t* __restrict__ bound,
+                       int64_t* __restrict__ capacity) {
+  constexpr int kGroups = kThreads / GROUP;
+  const int member = threadIdx.x % GROUP;
+  for (int64_t i = int64_t(blockIdx.x) * kGroups + threadIdx.x / GROUP; i < a.rows; i += int64_t(gridDim.x) * kGroups) {
+    const int64_t begin = __ldg(a.row_ptr + i), end = __ldg(a.row_ptr + i + 1);
+    int64_t products = 0;
+    for (int64_t p = begin + member; p < end; p += GROUP) {
+      const int32_t k = __ldg(a.col_idx + p);
+      products += __ldg(b.row_ptr + k + 1) - __ldg(b.row_ptr + k);
+    }
+    if (GROUP > 1) {
+      for (int offset = GROUP / 2; offset > 0; offset >>= 1) products += __shfl_down_sync(kFullMask, products, offset);
+    }
+    if (member == 0) {
+      bound[i] = products;
+      capacity[i] = row_capacity(bin_of(products, end - begin), products, merge_initial);
+    }
+  }
+}
+
+__global__ void totals_kernel(const int64_t* __restrict__ products, const int64_t* __restrict__ cap_scan, int64_t rows,
+                              int64_t* __restrict__ out) {
+  out[0] = rows > 0 ? *products : 0;
+  out[1] = cap_scan[rows];
+}
+
+__global__ void panel_bounds_kernel(const int64_t* __restrict__ cap_scan, int64_t rows, int64_t panels,
+                                    int64_t* __restrict__ out) {
+  const int64_t p = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (p > panels) return;
+  const int64_t total = cap_scan[rows];
+  int64_t row = rows;
+  if (p == 0) {
+    row = 0;
+  } else if (p < panels) {
+    // p * total / panels in floating point: no overflow for any total.
+    const int64_t target = int64_t(double(total) * double(p) / double(panels));
+    row = lower_bound_in(cap_scan, rows + 1, target);
+  }
+  out[p] = row;
+  out[panels + 1 + p] = cap_scan[row];
+}
+
+unsigned grid_for(int64_t work, int64_t per_cta) {
+  const int64_t ctas = (work + per_cta - 1) / per_cta;
+  return unsigned(ctas < 1 ? 1 : (ctas > 65536 * 16 ? 65536 * 16 : ctas));
+}
+
+}  // namespace
+
+template <typename V>
+BoundTotals upper_bounds(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, int64_t merge_initial, int64_t* bound,
+                         int64_t* cap_scan, const GpuContext& context) {
+  const int64_t rows = a.rows;
+  DeviceBuffer capacity = gpuconv::buffer_of<int64_t>(rows, context);
+  DeviceBuffer totals = gpuconv::buffer_of<int64_t>(3, context);  // products, room, and the reduce's output
+  if (rows > 0) {
+    if (a.nnz <= 16 * rows) {  // short rows: a thread each
+      upper_bound_kernel<V, 1><<<grid_for(rows, kThreads), kThreads, 0, context.stream>>>(
+          a, b, merge_initial, bound, capacity.as<int64_t>());
+    } else {
+      upper_bound_kernel<V, 32><<<grid_for(rows, kWarps), kThreads, 0, context.stream>>>(
+          a, b, merge_initial, bound, capacity.as<int64_t>());
+    }
+    SPARSETC_CUDA_CHECK_LAUNCH();
+    gpuconv::run_cub("cub::DeviceReduce::Sum", context, [&](void* temp, size_t& bytes) {
+      return cubns::DeviceReduce::Sum(temp, bytes, bound, totals.as<int64_t>() + 2, rows, context.stream);
+    });
+  }
+  gpuconv::exclusive_scan_total(capacity.as<const int64_t>(), cap_scan, rows, context);
+  totals_kernel<<<1, 1, 0, context.stream>>>(totals.as<const int64_t>() + 2, cap_scan, rows, totals.as<int64_t>());
+  SPARSETC_CUDA_CHECK_LAUNCH();
+  int64_t host[2];
+  copy_device_to_host(host, totals.data(), sizeof host, context.stream);
+  return {host[0], host[1]};
+}
+
+PanelBounds panel_bounds(const int64_t* cap_scan, int64_t rows, int64_t panels, const GpuContext& context) {
+  DeviceBuffer out = gpuconv::buffer_of<int64_t>(2 * (panels + 1), context);
+  panel_bounds_kernel<<<unsigned((panels + 1 + 255) / 256), 256, 0, context.stream>>>(cap_scan, rows, panels,
+                                                                                     out.as<int64_t>());
+  SPARSETC_CUDA_CHECK_LAUNCH();
+  std::vector<int64_t> host(size_t(2 * (panels + 1)));
+  copy_device_to_host(host.data(), out.data(), host.size() * sizeof(int64_t), context.stream);
+  PanelBounds bounds;
+  bounds.rows.assign(host.begin(), host.begin() + (panels + 1));
+  bounds.room_before.assign(host.begin() + (panels + 1), host.end());
+  return bounds;
+}
+
+template BoundTotals upper_bounds<float>(const DeviceCsrView<float>&, const DeviceCsrView<float>&, int64_t, int64_t*,
+                                        int64_t*, const GpuContext&);
+template BoundTotals upper_bounds<double>(const DeviceCsrView<double>&, const DeviceCsrView<double>&, int64_t,
+                                         int64_t*, int64_t*, const GpuContext&);
+
+}  // namespace sparsetc::detail::binned

@@ -1,0 +1,108 @@
+// SpMM on tensor cores over BCSR: C = alpha * A * B + beta * C with A sparse (BCSR in the block
+// shape of the MMA instruction), B and C dense (row- or column-major, any leading dimension), any
+// M, K, N. Paper: ../shared/papers/smat-bcsr-spmm-tensor-cores.txt, done right (fp32 accumulation,
+// multi-stage cp.async pipeline, several warps sharing each A block, tails, load balancing).
+//
+// Precisions (input storage -> accumulation):
+//   f16  : A, B fp16, mma.sync m16n8k16 with fp32 accumulation; C fp32 or fp16
+//   bf16 : A, B bf16, mma.sync m16n8k16 with fp32 accumulation; C fp32 or bf16
+//   tf32 : A, B fp32 rounded to tf32 (reduced precision, ~10 mantissa bits), m16n8k8, C fp32
+//   f64  : A, B fp64 on the fp64 tensor cores, m8n8k4, C fp64 (full double precision)
+// Results are deterministic: the same bits on every run (no floating-point atomics).
+//
+// This header is included from .cpp files: it must not include CUDA device headers.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "gpu/convert/device_csr.hpp"
+#include "gpu/device_memory.hpp"
+#include "gpu/gpu_context.hpp"
+#include "sparsetc/sparsetc_types.h"
+
+namespace sparsetc::detail {
+
+enum class TcPrecision { f16, bf16, tf32, f64 };
+
+// The A block (rows x cols) the kernels of a precision consume.
+struct TcBlockShape {
+  int height = 0, width = 0;
+};
+TcBlockShape tc_block_shape(TcPrecision precision);
+
+// A prepared once for the kernels (a plan keeps it and runs many multiplies with it).
+struct TcBcsrOperand {
+  TcPrecision precision = TcPrecision::f16;
+  int64_t rows = 0, cols = 0, nnz = 0;  // of A as multiplied
+  TcBlockShape shape;
+  int64_t blocks = 0;
+  int64_t block_rows = 0;
+  int64_t max_blocks_per_row = 0;  // longest block row (load balance)
+  DeviceBuffer block_row_ptr;      // int64, block_rows + 1
+  DeviceBuffer block_col;          // int32, blocks, increasing within a block row
+  // blocks * height * width in the precision's storage type (f16/bf16: uint16 bits, tf32: fp32 already
+  // rounded to tf32, f64: double), each block row-major. Block order is the kernels' (tc_schedule.hpp):
+  // panel by panel, within a panel by block column, then by block row; not block_col's order.
+  DeviceBuffer values;
+  // The kernels' work decomposition (tc_schedule.hpp): [TcWorkItem x work_items][TcEntry x entries].
+  // A panel is panel_block_rows consecutive block rows; an entry is one block column of a panel
+  // (the B slab its blocks share); panels longer than the chunk length are split into work items
+  // of about equal entry counts, combined in a fixed order (deterministic).
+  DeviceBuffer schedule;
+  int64_t work_items = 0;          // work items of the schedule (>= panels: every panel has one)
+  int panel_block_rows = 0;        // block rows per panel (the kernels' M tile)
+  int64_t panels = 0;
+  int64_t entries = 0;             // distinct (panel, block column) pairs
+  int64_t split_items = 0;         // work items of split panels (they come first in the schedule)
+  int64_t split_panels = 0;        // panels split into several work items
+  // Fraction of stored block entries that are nonzeros of A: nnz / (blocks * height * width).
+  double fill() const {
+    return blocks > 0 ? double(nnz) / (double(blocks) * shape.height * shape.width) : 0.0;
+  }
+  size_t device_bytes() const {
+    return block_row_ptr.size() + block_col.size() + values.size() + schedule.size();
+  }
+};
+
+// Builds the operand from the canonical device CSR. float input: f16, bf16 or tf32; double input:
+// any precision (f64 keeps full precision). f16: throws VALUE_OUT_OF_RANGE (with the entry and its
+// value, like the host's check) when a finite value exceeds the fp16 range. Reads back the block
+// count (one sync).
+TcBcsrOperand make_tc_bcsr(const DeviceCsrView<float>& csr, TcPrecision precision, const GpuContext& context);
+TcBcsrOperand make_tc_bcsr(const DeviceCsrView<double>& csr, TcPrecision precision, const GpuContext& context);
+
+// Dense operands of one multiply, in device memory.
+struct TcSpmmArgs {
+  int64_t n = 0;  // columns of B and C
+  const void* B = nullptr;
+  sparsetc_value_type_t b_type = SPARSETC_VALUE_F16;
+  sparsetc_order_t b_order = SPARSETC_ORDER_ROW;
+  int64_t ldb = 0;
+  void* C = nullptr;
+  sparsetc_value_type_t c_type = SPARSETC_VALUE_F32;
+  sparsetc_order_t c_order = SPARSETC_ORDER_ROW;
+  int64_t ldc = 0;
+  double alpha = 1.0, beta = 0.0;  // beta == 0: C is only written (NaN/Inf already in C do not propagate)
+  // nullptr, or `rows` int64 in device memory: row i of A is written to (and, beta != 0, read from)
+  // row row_map[i] of C — how a row-reordered A answers in the original row order.
+  const int64_t* row_map = nullptr;
+};
+
+// Which operand types a precision takes: f16: B f16, C f32 or f16; bf16: B bf16, C f32 or bf16;
+// tf32: B f32, C f32; f64: B f64, C f64.
+bool tc_supports(TcPrecision precision, sparsetc_value_type_t b_type, sparsetc_value_type_t c_type);
+
+// Workspace one multiply with n columns needs (0 when none); the same for every call with this n.
+size_t tc_spmm_workspace_bytes(const TcBcsrOperand& a, int64_t n);
+
+// Every element of C (all rows, including rows of empty block rows, and all n columns) is written.
+// Throws NOT_SUPPORTED for type pairs tc_supports rejects, INVALID_VALUE for bad leading
+// dimensions, WORKSPACE_TOO_SMALL when workspace_bytes < tc_spmm_workspace_bytes. Stream-ordered,
+// no sync.
+void tc_spmm(const TcBcsrOperand& a, const TcSpmmArgs& args, void* workspace, size_t workspace_bytes,
+             cudaStream_t stream);
+
+}  // namespace sparsetc::detail

@@ -1,0 +1,153 @@
+// Host side of the tensor-core SpMM: type and argument checks, the workspace, the launch.
+#include <algorithm>
+#include <cstdint>
+
+#include "core/error.hpp"
+#include "gpu/cuda_check.hpp"
+#include "gpu/spmm/bcsr_tc/bcsr_tc_spmm.hpp"
+#include "gpu/spmm/bcsr_tc/tc_config.hpp"
+#include "gpu/spmm/bcsr_tc/tc_launch.hpp"
+
+namespace sparsetc::detail {
+namespace {
+
+const char* precision_name(TcPrecision p) {
+  switch (p) {
+    case TcPrecision::f16: return "f16";
+    case TcPrecision::bf16: return "bf16";
+    case TcPrecision::tf32: return "tf32";
+    default: return "f64";
+  }
+}
+
+size_t value_bytes(sparsetc_value_type_t t) {
+  return t == SPARSETC_VALUE_F64 ? 8 : t == SPARSETC_VALUE_F32 ? 4 : 2;
+}
+
+constexpr size_t kAlign = 256;
+size_t aligned(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
+
+struct WorkspaceLayout {
+  size_t partial_bytes = 0, counter_bytes = 0;
+  int64_t n_tiles = 0;
+  size_t total() const { return partial_bytes + counter_bytes; }
+};
+
+WorkspaceLayout workspace_layout(const TcBcsrOperand& a, int64_t n) {
+  WorkspaceLayout w;
+  const tc::TcTileShape tile = tc::tc_tile_shape(a.precision, n);
+  w.n_tiles = n > 0 ? (n + tile.tn - 1) / tile.tn : 0;
+  if (a.split_items == 0 || w.n_tiles == 0) return w;
+  w.partial_bytes = aligned(size_t(a.split_items) * size_t(w.n_tiles) * size_t(tile.partial_elements) *
+                            tile.accumulator_bytes);
+  w.counter_bytes = aligned(size_t(a.split_panels) * size_t(w.n_tiles) * sizeof(unsigned));
+  return w;
+}
+
+}  // namespace
+
+namespace tc {
+
+TcTileShape tc_tile_shape(TcPrecision precision, int64_t n) {
+  const bool f64 = precision == TcPrecision::f64;
+  const int acc_per_tile = f64 ? 2 : 4;
+  auto shape = [&](auto cfg) {
+    using Cfg = decltype(cfg);
+    return TcTileShape{Cfg::kTN, int64_t(Cfg::kWM) * Cfg::kWN * 32 * Cfg::kRB * Cfg::kNT * acc_per_tile,
+                       f64 ? sizeof(double) : sizeof(float)};
+  };
+  switch (tc_config_for(n)) {
+    case TcConfigId::n8: return shape(TcConfigN8{});
+    case TcConfigId::n32: return shape(TcConfigN32{});
+    default: return f64 ? shape(TcConfigF64N64{}) : shape(TcConfigN128{});
+  }
+}
+
+}  // namespace tc
+
+TcBlockShape tc_block_shape(TcPrecision precision) {
+  switch (precision) {
+    case TcPrecision::f16:
+    case TcPrecision::bf16: return {16, 16};
+    case TcPrecision::tf32: return {16, 8};
+    default: return {8, 8};
+  }
+}
+
+bool tc_supports(TcPrecision precision, sparsetc_value_type_t b_type, sparsetc_value_type_t c_type) {
+  switch (precision) {
+    case TcPrecision::f16:
+      return b_type == SPARSETC_VALUE_F16 && (c_type == SPARSETC_VALUE_F32 || c_type == SPARSETC_VALUE_F16);
+    case TcPrecision::bf16:
+      return b_type == SPARSETC_VALUE_BF16 && (c_type == SPARSETC_VALUE_F32 || c_type == SPARSETC_VALUE_BF16);
+    case TcPrecision::tf32: return b_type == SPARSETC_VALUE_F32 && c_type == SPARSETC_VALUE_F32;
+    default: return b_type == SPARSETC_VALUE_F64 && c_type == SPARSETC_VALUE_F64;
+  }
+}
+
+size_t tc_spmm_workspace_bytes(const TcBcsrOperand& a, int64_t n) { return workspace_layout(a, n).total(); }
+
+void tc_spmm(const TcBcsrOperand& a, const TcSpmmArgs& args, void* workspace, size_t workspace_bytes,
+             cudaStream_t stream) {
+  require(tc_supports(a.precision, args.b_type, args.c_type), SPARSETC_STATUS_NOT_SUPPORTED,
+          "tensor-core SpMM (", precision_name(a.precision), "): B of value type ", int(args.b_type),
+          " and C of value type ", int(args.c_type), " are not supported");
+  require(args.b_order == SPARSETC_ORDER_ROW || args.b_order == SPARSETC_ORDER_COL, SPARSETC_STATUS_INVALID_VALUE,
+          "tensor-core SpMM: unknown order of B ", int(args.b_order));
+  require(args.c_order == SPARSETC_ORDER_ROW || args.c_order == SPARSETC_ORDER_COL, SPARSETC_STATUS_INVALID_VALUE,
+          "tensor-core SpMM: unknown order of C ", int(args.c_order));
+  require(args.n >= 0, SPARSETC_STATUS_INVALID_VALUE, "tensor-core SpMM: negative column count ", args.n);
+  require(a.panel_block_rows == tc::kPanelBlockRows, SPARSETC_STATUS_INTERNAL_ERROR,
+          "tensor-core SpMM: operand built for panels of ", a.panel_block_rows, " block rows");
+  const int64_t m = a.rows, k = a.cols, n = args.n;
+  const bool b_row = args.b_order == SPARSETC_ORDER_ROW, c_row = args.c_order == SPARSETC_ORDER_ROW;
+  const int64_t ldb_min = std::max<int64_t>(1, b_row ? n : k), ldc_min = std::max<int64_t>(1, c_row ? n : m);
+  require(args.ldb >= ldb_min, SPARSETC_STATUS_INVALID_VALUE, "tensor-core SpMM: ldb = ", args.ldb, " < ", ldb_min,
+          " (B is ", k, " x ", n, (b_row ? ", row-major)" : ", column-major)"));
+  require(args.ldc >= ldc_min, SPARSETC_STATUS_INVALID_VALUE, "tensor-core SpMM: ldc = ", args.ldc, " < ", ldc_min,
+          " (C is ", m, " x ", n, (c_row ? ", row-major)" : ", column-major)"));
+  if (m == 0 || n == 0) return;
+  require(args.C != nullptr, SPARSETC_STATUS_NULL_POINTER, "tensor-core SpMM: C is NULL");
+  require(args.B != nullptr || k == 0, SPARSETC_STATUS_NULL_POINTER, "tensor-core SpMM: B is NULL");
+  const WorkspaceLayout w = workspace_layout(a, n);
+  require(workspace_bytes >= w.total(), SPARSETC_STATUS_WORKSPACE_TOO_SMALL, "tensor-core SpMM: workspace of ",
+          workspace_bytes, " bytes, ", w.total(), " needed for n = ", n);
+  require(w.total() == 0 || workspace != nullptr, SPARSETC_STATUS_NULL_POINTER, "tensor-core SpMM: workspace is NULL");
+
+  tc::TcKernelParams p;
+  p.items = a.schedule.as<const TcWorkItem>();
+  p.entries = reinterpret_cast<const TcEntry*>(a.schedule.as<const unsigned char>() +
+                                               size_t(a.work_items) * sizeof(TcWorkItem));
+  p.values = a.values.data();
+  p.m = m;
+  p.k = k;
+  p.n = n;
+  p.n_tiles = w.n_tiles;
+  p.b = args.B;
+  p.ldb = args.ldb;
+  p.b_col_major = !b_row;
+  const size_t b_bytes = value_bytes(args.b_type);
+  p.b_aligned = reinterpret_cast<uintptr_t>(args.B) % 16 == 0 && (size_t(args.ldb) * b_bytes) % 16 == 0;
+  p.c = args.C;
+  p.ldc = args.ldc;
+  p.c_col_major = !c_row;
+  const size_t c_bytes = value_bytes(args.c_type);
+  p.c_pairs = c_row && args.ldc % 2 == 0 && reinterpret_cast<uintptr_t>(args.C) % (2 * c_bytes) == 0;
+  p.c_type = args.c_type;
+  p.alpha = args.alpha;
+  p.beta = args.beta;
+  p.row_map = args.row_map;
+  if (w.total() > 0) {
+    p.partials = workspace;
+    p.counters = reinterpret_cast<unsigned*>(static_cast<unsigned char*>(workspace) + w.partial_bytes);
+    SPARSETC_CUDA_CHECK(cudaMemsetAsync(p.counters, 0, w.counter_bytes, stream));
+  }
+  switch (a.precision) {
+    case TcPrecision::f16: tc::launch_tc_spmm_f16(p, a.work_items, stream); break;
+    case TcPrecision::bf16: tc::launch_tc_spmm_bf16(p, a.work_items, stream); break;
+    case TcPrecision::tf32: tc::launch_tc_spmm_tf32(p, a.work_items, stream); break;
+    default: tc::launch_tc_spmm_f64(p, a.work_items, stream); break;
+  }
+}
+
+}  // namespace sparsetc::detail

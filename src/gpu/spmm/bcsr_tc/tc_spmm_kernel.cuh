@@ -1,0 +1,195 @@
+// The tensor-core SpMM kernel, one skeleton for every precision (T: tc_mma_traits.cuh) and tile
+// configuration (Cfg: tc_config.hpp). Grid: work items x N tiles, N tile fastest, so the CTAs of one
+// panel run together and share its A blocks in L2.
+//
+// Per CTA: a multi-stage cp.async pipeline over the item's entries (KS per stage). Per entry, each
+// warp that owns a block row present in it loads the B fragments of its columns once (ldmatrix) and
+// multiplies them with each of its A blocks (ldmatrix, mma.sync), accumulating in registers. Then the
+// warp groups' partial tiles are summed in shared memory in group order; a split item stores its tile
+// to the workspace, and the last CTA of its panel to arrive sums all chunks in chunk order (same bits
+// on every run, whichever CTA arrives last) and writes C.
+#pragma once
+
+#include <cstdint>
+
+#include "gpu/spmm/bcsr_tc/tc_config.hpp"
+#include "gpu/spmm/bcsr_tc/tc_epilogue.cuh"
+#include "gpu/spmm/bcsr_tc/tc_launch.hpp"
+#include "gpu/spmm/bcsr_tc/tc_mma_traits.cuh"
+#include "gpu/spmm/bcsr_tc/tc_ptx.cuh"
+#include "gpu/spmm/bcsr_tc/tc_stage.cuh"
+
+namespace sparsetc::detail::tc {
+
+template <class T, bool kBColMajor, class Cfg>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinCtas) tc_spmm_kernel(const TcKernelParams p) {
+  using Layout = StageLayout<T, kBColMajor, Cfg>;
+  using Acc = typename T::Acc;
+  using AccTile = typename T::AccTile;
+  constexpr int kRB = Cfg::kRB, kNT = Cfg::kNT, kS = Cfg::kStages;
+  constexpr int kAcc = T::kAccPerTile;
+  extern __shared__ __align__(128) unsigned char smem[];
+  __shared__ int last_to_arrive;
+  const uint32_t base = smem_address(smem);
+
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int wk = warp / (Cfg::kWM * Cfg::kWN), wmn = warp % (Cfg::kWM * Cfg::kWN);
+  const int wm = wmn / Cfg::kWN, wn = wmn % Cfg::kWN;
+  const int64_t item_index = int64_t(blockIdx.x) / p.n_tiles;
+  const int64_t n_tile = int64_t(blockIdx.x) % p.n_tiles;
+  const int64_t n0 = n_tile * Cfg::kTN;
+  const TcWorkItem item = p.items[item_index];
+  const int warp_n0 = wn * kNT * 8;  // first column of this warp within the tile
+  // MMA tiles of this warp that hold columns < n (warp-uniform; the rest would only multiply zeros).
+  const int64_t live = (p.n - n0 - warp_n0 + 7) / 8;
+  const int nt_live = live < 0 ? 0 : live > kNT ? kNT : int(live);
+
+  AccTile acc[kRB][kNT];
+  const bool all_live = nt_live == kNT;
+  const uint32_t a_lane = T::a_lane(lane);
+  const uint32_t b_lane = T::template b_lane<Cfg::kTN, kBColMajor>(warp_n0, lane);
+
+  // ---- main loop: multi-stage pipeline over the item's entries
+  const StageLoader<T, kBColMajor, Cfg> loader(p, n0, tid);
+  const int64_t stages = (item.entry_end - item.entry_begin + Cfg::kKS - 1) / Cfg::kKS;
+  loader.load_descriptors(base, item, 0, 2 * kS - 2, tid);
+  cp_async_commit();
+  cp_async_wait<0>();
+  __syncthreads();
+#pragma unroll
+  for (int s = 0; s < kS - 1; ++s) {
+    if (s < stages) loader.issue(smem, base, s, s);
+    cp_async_commit();
+  }
+  int slot = 0, ahead_slot = kS - 1;  // i % STAGES, (i + STAGES - 1) % STAGES
+  for (int64_t i = 0; i < stages; ++i) {
+    cp_async_wait<kS - 2>();
+    __syncthreads();  // stage i is in shared memory; stage i - 1's slot is free
+    const int64_t ahead = i + kS - 1;
+    if (ahead < stages) loader.issue(smem, base, ahead, ahead_slot);
+    if (ahead + kS - 1 < stages) loader.load_descriptors(base, item, ahead + kS - 1, 1, tid);
+    cp_async_commit();
+
+    const uint32_t* masks = Layout::masks(smem, slot);
+#pragma unroll
+    for (int jj = 0; jj < Cfg::kKS / Cfg::kWK; ++jj) {
+      const int j = wk + jj * Cfg::kWK;
+      const uint32_t mine = (masks[j] >> (wm * kRB)) & ((1u << kRB) - 1u);
+      if (mine == 0) continue;
+      typename T::BFrag b[kNT];
+      T::template load_b<kNT, Cfg::kTN, kBColMajor>(b, Layout::slab(base, slot, j) + b_lane);
+      const uint32_t a_blocks = Layout::a_block(base, slot, j, wm * kRB);
+#pragma unroll
+      for (int rb = 0; rb < kRB; ++rb) {
+        if (((mine >> rb) & 1u) == 0) continue;
+        typename T::AFrag a;
+        T::load_a(a, a_blocks + rb * kBlockBytes, a_lane);
+        if (all_live) {
+#pragma unroll
+          for (int nt = 0; nt < kNT; ++nt) T::mma(acc[rb][nt], a, b[nt]);
+        } else {
+#pragma unroll
+          for (int nt = 0; nt < kNT; ++nt)
+            if (nt < nt_live) T::mma(acc[rb][nt], a, b[nt]);
+        }
+      }
+    }
+    slot = slot + 1 == kS ? 0 : slot + 1;
+    ahead_slot = ahead_slot + 1 == kS ? 0 : ahead_slot + 1;
+  }
+  cp_async_wait<0>();
+  __syncthreads();
+
+  // ---- warp groups 1..WK-1 hand their tiles to group 0 (summed in group order)
+  if constexpr (Cfg::kWK > 1) {
+    Acc* red = reinterpret_cast<Acc*>(smem);
+    constexpr int kPerWarp = Layout::kAccPerThread * 32;
+    if (wk > 0) {
+      Acc* mine = red + ((wk - 1) * Cfg::kWM * Cfg::kWN + wmn) * kPerWarp + lane;
+#pragma unroll
+      for (int rb = 0; rb < kRB; ++rb)
+#pragma unroll
+        for (int nt = 0; nt < kNT; ++nt)
+#pragma unroll
+          for (int a = 0; a < kAcc; ++a) mine[((rb * kNT + nt) * kAcc + a) * 32] = acc[rb][nt].v[a];
+    }
+    __syncthreads();
+    if (wk == 0) {
+#pragma unroll 1
+      for (int w = 1; w < Cfg::kWK; ++w) {
+        const Acc* other = red + ((w - 1) * Cfg::kWM * Cfg::kWN + wmn) * kPerWarp + lane;
+#pragma unroll
+        for (int rb = 0; rb < kRB; ++rb)
+#pragma unroll
+          for (int nt = 0; nt < kNT; ++nt)
+#pragma unroll
+            for (int a = 0; a < kAcc; ++a) acc[rb][nt].v[a] += other[((rb * kNT + nt) * kAcc + a) * 32];
+      }
+    }
+  }
+
+  // ---- split panels: partial tiles through the workspace, summed in chunk order by the last CTA
+  if (item.chunks > 1) {
+    constexpr int64_t kTile = int64_t(Cfg::kWM) * Cfg::kWN * 32 * Layout::kAccPerThread;
+    Acc* partials = static_cast<Acc*>(p.partials);
+    auto tile_of = [&](int64_t chunk) {
+      return partials + ((item.first_slot + chunk) * p.n_tiles + n_tile) * kTile +
+             int64_t(wmn) * Layout::kAccPerThread * 32 + lane;
+    };
+    if (wk == 0) {
+      Acc* mine = tile_of(item.chunk);
+#pragma unroll
+      for (int rb = 0; rb < kRB; ++rb)
+#pragma unroll
+        for (int nt = 0; nt < kNT; ++nt)
+#pragma unroll
+          for (int a = 0; a < kAcc; ++a) __stcg(mine + ((rb * kNT + nt) * kAcc + a) * 32, acc[rb][nt].v[a]);
+    }
+    __threadfence();
+    __syncthreads();
+    if (tid == 0) {
+      const unsigned arrived = atomicAdd(p.counters + int64_t(item.split_index) * p.n_tiles + n_tile, 1u);
+      last_to_arrive = arrived == unsigned(item.chunks - 1);
+    }
+    __syncthreads();
+    if (!last_to_arrive) return;
+    __threadfence();
+    if (wk == 0) {  // every chunk from the workspace (this one's too): the same order whoever is last
+#pragma unroll
+      for (int rb = 0; rb < kRB; ++rb)
+#pragma unroll
+        for (int nt = 0; nt < kNT; ++nt) acc[rb][nt] = AccTile{};
+#pragma unroll 1
+      for (int c = 0; c < item.chunks; ++c) {
+        const Acc* part = tile_of(c);
+#pragma unroll
+        for (int rb = 0; rb < kRB; ++rb)
+#pragma unroll
+          for (int nt = 0; nt < kNT; ++nt)
+#pragma unroll
+            for (int a = 0; a < kAcc; ++a) acc[rb][nt].v[a] += __ldcg(part + ((rb * kNT + nt) * kAcc + a) * 32);
+      }
+    }
+  }
+
+  // ---- epilogue
+  if (wk != 0) return;
+  const Acc alpha = Acc(p.alpha), beta = Acc(p.beta);
+  const int64_t row0 = int64_t(item.panel) * Cfg::kG * T::kBlockH;
+#pragma unroll
+  for (int rb = 0; rb < kRB; ++rb) {
+#pragma unroll
+    for (int a = 0; a < kAcc; a += 2) {  // accumulators a, a + 1: adjacent columns of one row
+      const int64_t row = row0 + (wm * kRB + rb) * T::kBlockH + T::acc_row(a, lane);
+      if (row >= p.m) continue;
+      const int64_t c_row = p.row_map ? __ldg(p.row_map + row) : row;
+#pragma unroll
+      for (int nt = 0; nt < kNT; ++nt) {
+        const int64_t col = n0 + warp_n0 + nt * 8 + T::acc_col(a, lane);
+        if (col < p.n) store_c_pair<Acc>(p, c_row, col, acc[rb][nt].v[a], acc[rb][nt].v[a + 1], alpha, beta);
+      }
+    }
+  }
+}
+
+}  // namespace sparsetc::detail::tc

@@ -1,0 +1,56 @@
+// Host side of one kernel instantiation: shared-memory opt-in, grid size, launch check. Included by
+// the per-precision translation units (tc_spmm_<precision>.cu), which compile in parallel.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <atomic>
+#include <climits>
+#include <cstdint>
+
+#include "core/error.hpp"
+#include "gpu/cuda_check.hpp"
+#include "gpu/spmm/bcsr_tc/tc_config.hpp"
+#include "gpu/spmm/bcsr_tc/tc_launch.hpp"
+#include "gpu/spmm/bcsr_tc/tc_spmm_kernel.cuh"
+
+namespace sparsetc::detail::tc {
+
+template <class T, bool kBColMajor, class Cfg>
+void launch_kernel(const TcKernelParams& p, int64_t work_items, cudaStream_t stream) {
+  constexpr int smem = StageLayout<T, kBColMajor, Cfg>::kSmemBytes;
+  auto* kernel = &tc_spmm_kernel<T, kBColMajor, Cfg>;
+  if constexpr (smem > 48 * 1024) {  // opt in once per device (a bit per device id below 64)
+    static std::atomic<uint64_t> configured{0};
+    int device = 0;
+    SPARSETC_CUDA_CHECK(cudaGetDevice(&device));
+    const uint64_t bit = device < 64 ? uint64_t(1) << device : 0;
+    if ((configured.load(std::memory_order_relaxed) & bit) == 0 || bit == 0) {
+      SPARSETC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+      configured.fetch_or(bit, std::memory_order_relaxed);
+    }
+  }
+  const int64_t grid = work_items * p.n_tiles;
+  require(grid <= INT_MAX, SPARSETC_STATUS_SIZE_OVERFLOW, "tensor-core SpMM: ", work_items, " work items x ",
+          p.n_tiles, " column tiles exceed one launch");
+  kernel<<<unsigned(grid), Cfg::kThreads, smem, stream>>>(p);
+  SPARSETC_CUDA_CHECK_LAUNCH();
+}
+
+template <class T, class Cfg>
+void launch_config(const TcKernelParams& p, int64_t work_items, cudaStream_t stream) {
+  if (p.b_col_major) launch_kernel<T, true, Cfg>(p, work_items, stream);
+  else launch_kernel<T, false, Cfg>(p, work_items, stream);
+}
+
+// The three configurations of a precision (Wide: the one for n > 32).
+template <class T, class Wide>
+void launch_for_n(const TcKernelParams& p, int64_t work_items, cudaStream_t stream) {
+  switch (tc_config_for(p.n)) {
+    case TcConfigId::n8: launch_config<T, TcConfigN8>(p, work_items, stream); break;
+    case TcConfigId::n32: launch_config<T, TcConfigN32>(p, work_items, stream); break;
+    default: launch_config<T, Wide>(p, work_items, stream); break;
+  }
+}
+
+}  // namespace sparsetc::detail::tc

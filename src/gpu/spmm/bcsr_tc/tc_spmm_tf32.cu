@@ -1,0 +1,10 @@
+// The tf32 kernels of the tensor-core SpMM (all tile configurations, both orders of B).
+#include "gpu/spmm/bcsr_tc/tc_spmm_launch.cuh"
+
+namespace sparsetc::detail::tc {
+
+void launch_tc_spmm_tf32(const TcKernelParams& p, int64_t work_items, cudaStream_t stream) {
+  launch_for_n<Tf32Traits, TcConfigN128>(p, work_items, stream);
+}
+
+}  // namespace sparsetc::detail::tc

@@ -1,0 +1,152 @@
+// SpMM on CUDA cores: C = alpha * A * B + beta * C with A sparse, B and C dense (row- or
+// column-major, any leading dimension, any N). Paper: ../shared/papers/dcsr-near-memory-spmm.txt.
+//
+//  - C-stationary (row_spmm): A as CSR, or as DCSR (only its non-empty rows are scheduled). A group
+//    of lanes owns a tile of C's columns (a lane per 16 bytes of a row of B) and either a stream of
+//    consecutive short rows (the next entries prefetched while B's rows arrive) or one row with
+//    lanes across its entries (shuffle-reduced at the end). Rows too long for a group
+//    go to a whole warp, and very long rows to CTAs of 8 warps (reduced in shared memory; a row
+//    longer than one CTA's share is combined by the last of its CTAs, in a fixed order). One
+//    launch per multiply, and the result is deterministic: the same bits on every run.
+//  - B-stationary (tiled_spmm): A as tiled DCSR over vertical strips. A CTA holds the strip's tile
+//    of B in shared memory and adds its rows' partial sums into C with atomics; CTAs walk the
+//    strips of one column tile of C before the next (the paper's column-major traversal: C's tile
+//    stays in L2). C is first scaled by beta by a small prior kernel (two launches). NOT bitwise
+//    deterministic: the order of the atomic additions varies between runs.
+//
+// Precisions (A and B storage -> accumulation -> C):
+//   f32  : f32 -> f32 -> f32 (exact fp32)
+//   f64  : f64 -> f64 -> f64
+//   f16  : f16 -> f32 -> f32 or f16
+//   bf16 : bf16 -> f32 -> f32 or bf16
+// Half-precision C is only written by the C-stationary kernels (atomics would round every partial).
+//
+// This header is included from .cpp files: it must not include CUDA device headers.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "gpu/device_memory.hpp"
+#include "gpu/gpu_context.hpp"
+#include "sparsetc/sparsetc_types.h"
+
+namespace sparsetc::detail {
+
+enum class CorePrecision { f32, f64, f16, bf16 };
+
+size_t core_value_bytes(CorePrecision precision);        // storage of A's and B's values
+size_t core_accumulator_bytes(CorePrecision precision);  // 4, or 8 for f64
+sparsetc_value_type_t core_value_type(CorePrecision precision);
+// C types a precision writes: f32 -> f32; f64 -> f64; f16 -> f32 or f16; bf16 -> f32 or bf16.
+bool core_supports_output(CorePrecision precision, sparsetc_value_type_t c_type);
+
+// How C's columns are cut: each lane owns `vec` consecutive columns (16 bytes of B), 2^lanes_n_log
+// lanes cover a tile of tile_width columns, tiles tiles cover N.
+struct CoreColumnTiling {
+  int vec = 4;
+  int lanes_n_log = 0;
+  int64_t tile_width = 4;
+  int64_t tiles = 0;
+};
+CoreColumnTiling core_column_tiling(CorePrecision precision, int64_t n);
+
+// Dense operands of one multiply (device memory). B holds values of the precision's storage type.
+struct CoreDenseArgs {
+  int64_t n = 0;  // columns of B and C
+  const void* B = nullptr;
+  sparsetc_order_t b_order = SPARSETC_ORDER_ROW;
+  int64_t ldb = 0;
+  void* C = nullptr;
+  sparsetc_value_type_t c_type = SPARSETC_VALUE_F32;
+  sparsetc_order_t c_order = SPARSETC_ORDER_ROW;
+  int64_t ldc = 0;
+  double alpha = 1.0, beta = 0.0;  // beta == 0: C is only written (NaN/Inf already in C do not propagate)
+};
+
+// ---- C-stationary: CSR or DCSR.
+
+// A's rows as the kernels read them. CSR: units = rows, row_idx = nullptr. DCSR: units = the
+// non-empty rows, row_idx their row numbers. Values in the precision's storage type.
+struct CoreRows {
+  int64_t rows = 0, cols = 0, units = 0, nnz = 0;
+  const int64_t* row_idx = nullptr;  // units (DCSR) or nullptr (CSR)
+  const int64_t* row_ptr = nullptr;  // units + 1
+  const int32_t* col_idx = nullptr;  // nnz
+  const void* values = nullptr;      // nnz
+};
+
+// Plan-time choices of make_row_schedule; the defaults decide from A's shape and N.
+struct RowScheduleOptions {
+  int short_rows = -1;          // -1: choose; 0: groups (lanes across one row's entries); 1: streams
+  int lanes_k_log = -1;         // groups: log2 of the lanes across a row's entries (-1: choose)
+  int64_t rows_per_stream = 0;  // streams: consecutive rows each stream owns (0: choose)
+};
+
+// The work decomposition for one A and one N, built once (a plan keeps it).
+struct RowSchedule {
+  CoreColumnTiling tiling;
+  int64_t rows_per_stream = 0;  // > 0: short rows as streams of this many rows (lanes_k_log = 0)
+  int lanes_k_log = 0;      // short rows as groups of 2^(lanes_n_log + lanes_k_log) lanes
+  int64_t row_limit = 0;    // longest row a stream or group takes
+  int64_t warp_limit = 0;   // longest row one warp takes; longer rows go to CTAs of 8 warps
+  int64_t medium_rows = 0;  // rows for one warp each
+  int64_t long_rows = 0, chunks = 0, partial_chunks = 0;
+  int64_t fill_rows = 0;    // DCSR: the empty rows (written with beta * C only)
+  DeviceBuffer medium_unit;  // int64, medium_rows
+  DeviceBuffer long_unit;    // int64, long_rows
+  DeviceBuffer chunk_ptr;    // int64, long_rows + 1: each long row's CTA chunks
+  DeviceBuffer partial_ptr;  // int64, long_rows + 1: its partial sums (rows of 2+ chunks)
+  DeviceBuffer counters;     // int32, long_rows * tiles, zero between multiplies
+  DeviceBuffer fill_row;     // int64, fill_rows
+  size_t workspace_bytes = 0;  // partial sums of rows of 2+ chunks
+  size_t device_bytes() const {
+    return medium_unit.size() + long_unit.size() + chunk_ptr.size() + partial_ptr.size() + counters.size() +
+           fill_row.size();
+  }
+};
+
+// csr_row_ptr: for a DCSR, the row offsets of the CSR it came from (rows + 1), to list the empty
+// rows; nullptr for a CSR. Reads back a few counts (synchronisation points).
+RowSchedule make_row_schedule(const CoreRows& a, CorePrecision precision, int64_t n, const int64_t* csr_row_ptr,
+                              const GpuContext& context, const RowScheduleOptions& options = {});
+
+// Every element of C is written. workspace: schedule.workspace_bytes (may be null when 0).
+// Executions with one schedule are ordered on one stream (its counters are shared). No sync.
+void row_spmm(const CoreRows& a, CorePrecision precision, RowSchedule& schedule, const CoreDenseArgs& args,
+              void* workspace, cudaStream_t stream);
+
+// ---- B-stationary: tiled DCSR.
+
+// Strip width (rows of the B tile) for a precision and N: the B tile fills about 32 KB.
+int64_t tiled_strip_width(CorePrecision precision, int64_t n);
+
+struct CoreTiled {
+  int64_t rows = 0, cols = 0, strip_width = 0, strips = 0, segments = 0, nnz = 0;
+  const int64_t* strip_ptr = nullptr;  // strips + 1
+  const int32_t* row_idx = nullptr;    // segments
+  const int64_t* row_ptr = nullptr;    // segments + 1
+  const int32_t* col_idx = nullptr;    // nnz
+  const void* values = nullptr;        // nnz
+};
+
+struct TiledSchedule {
+  CoreColumnTiling tiling;
+  int lanes_k_log = 0;
+  int64_t budget = 0;    // segments + entries per CTA
+  int64_t items = 0;     // CTAs per column tile
+  DeviceBuffer item_ptr;  // int64, strips + 1: each strip's first CTA
+  size_t device_bytes() const { return item_ptr.size(); }
+};
+
+// Reads back the CTA count (one synchronisation point).
+TiledSchedule make_tiled_schedule(const CoreTiled& a, CorePrecision precision, int64_t n, const GpuContext& context);
+
+// Every element of C is written (scaled by beta first, then the products added). Throws
+// NOT_SUPPORTED for half-precision C. No sync.
+void tiled_spmm(const CoreTiled& a, CorePrecision precision, const TiledSchedule& schedule,
+                const CoreDenseArgs& args, cudaStream_t stream);
+
+}  // namespace sparsetc::detail

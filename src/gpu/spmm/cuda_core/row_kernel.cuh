@@ -1,0 +1,439 @@
+// The C-stationary kernel (CSR or DCSR) and its launch, instantiated once per precision in
+// row_spmm_<precision>.cu.
+//
+// One launch covers four kinds of work, in this order of the grid:
+//  1. long rows (more than warp_limit entries): a CTA per chunk of up to 8 * warp_limit entries and
+//     column tile; its warps (as many as get warp_share entries each, at most 8) split the chunk
+//     and sum their parts in shared memory in warp order; a row of several chunks stores each
+//     chunk's sum and the last CTA to finish (a counter per row and tile) adds them in chunk order,
+//     so the result does not depend on the schedule;
+//  2. medium rows (row_limit < entries <= warp_limit): a warp each;
+//  3. short rows, in row order (rows of kinds 1 and 2 are skipped there), either as streams (a
+//     group of 2^lanes_n_log lanes walks rows_per_stream rows, the streams of a warp interleaved
+//     over neighbouring rows, loading the next step's entries and the next row's bounds before the
+//     current step's rows of B), or as groups of 2^(lanes_n_log + lanes_k_log) lanes, one row
+//     each, lanes across its entries;
+//  4. DCSR only: the empty rows, where C = beta * C.
+// Column tiles are the inner order (the warps of a row's tiles run together), or the outer one when
+// B is too large for L2 (tile_major). In a group or warp, lane (k-slice ks, column lane ln) takes
+// entries ks, ks + lanes_k, ... of the row (kUnroll of them in flight, the next kUnroll loaded
+// meanwhile) and columns c0 .. c0 + vec of the tile; the k-slices are summed with shuffles in a
+// fixed order.
+#pragma once
+
+#include <cstdint>
+
+#include "core/error.hpp"
+#include "gpu/cuda_check.hpp"
+#include "gpu/spmm/cuda_core/core_values.cuh"
+#include "gpu/spmm/cuda_core/cuda_core_spmm.hpp"
+
+namespace sparsetc::detail::cudacore {
+
+template <typename Acc>
+struct RowParams {
+  // A
+  int64_t units = 0;
+  const int64_t* row_idx = nullptr;
+  const int64_t* row_ptr = nullptr;
+  const int32_t* col_idx = nullptr;
+  const void* values = nullptr;
+  // columns
+  int64_t n = 0, tiles = 0;
+  int lanes_n_log = 0, lanes_k_log = 0;
+  int64_t row_limit = 0;
+  int64_t warp_share = 1;       // long rows: fewest entries a warp of a chunk takes
+  int64_t rows_per_stream = 0;  // > 0: short rows as streams (lanes_k_log is then 0)
+  // work lists
+  int64_t long_rows = 0, long_ctas = 0;
+  const int64_t* long_unit = nullptr;
+  const int64_t* chunk_ptr = nullptr;
+  const int64_t* partial_ptr = nullptr;
+  int32_t* counters = nullptr;
+  Acc* partials = nullptr;
+  int64_t medium_rows = 0;
+  const int64_t* medium_unit = nullptr;
+  int64_t short_warps = 0;
+  int64_t tile_warps = 0;   // warps per column tile: medium + short + fill
+  bool tile_major = false;  // every row for tile 0, then tile 1, ...: B's tile stays in L2
+  int64_t fill_rows = 0;
+  const int64_t* fill_row = nullptr;
+  // dense: element (r, c) at X[r * x_rs + c * x_cs]
+  const void* B = nullptr;
+  int64_t b_rs = 0, b_cs = 0;
+  void* C = nullptr;
+  int64_t c_rs = 0, c_cs = 0;
+  bool c_vec = false;
+  Acc alpha = 0, beta = 0;
+};
+
+template <typename Acc>
+__device__ __forceinline__ Acc madd(Acc a, Acc b, Acc c) {
+  if constexpr (std::is_same_v<Acc, float>) return fmaf(a, b, c);
+  else return fma(a, b, c);
+}
+
+// A batch of kUnroll entries of A held by one lane: columns (-1 past the end) and values.
+template <typename Acc>
+struct Batch {
+  int32_t col[kUnroll];
+  Acc a[kUnroll];
+};
+
+// Entries first, first + stride, ... (kUnroll of them) below end.
+template <typename Store, typename Acc>
+__device__ __forceinline__ void load_batch(Batch<Acc>& batch, const int32_t* col_idx, const Store* values,
+                                           int64_t first, int64_t end, int stride) {
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    const int64_t e = first + int64_t(u) * stride;
+    const bool inside = e < end;
+    batch.col[u] = inside ? __ldg(col_idx + e) : -1;
+    batch.a[u] = inside ? load_one(values + e) : Acc(0);
+  }
+}
+
+// acc += batch's values times their rows of B (columns c0 .. c0 + count): all B loads first.
+template <bool kVecB, int V, typename Store, typename Acc>
+__device__ __forceinline__ void multiply_batch(Acc (&acc)[V], const Batch<Acc>& batch, const Store* b_cols,
+                                               int64_t b_rs, int64_t b_cs, int count) {
+  const bool vector = kVecB && count == V;
+  Acc b[kUnroll][V];
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    const Store* b_row = b_cols + int64_t(batch.col[u] >= 0 ? batch.col[u] : 0) * b_rs;
+    if (batch.col[u] >= 0 && vector) {
+      load_vectors<V>(b_row, b[u]);
+    } else {
+#pragma unroll
+      for (int i = 0; i < V; ++i) b[u][i] = batch.col[u] >= 0 && i < count ? load_one(b_row + i * b_cs) : Acc(0);
+    }
+  }
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u)
+#pragma unroll
+    for (int i = 0; i < V; ++i) acc[i] = madd(batch.a[u], b[u][i], acc[i]);
+}
+
+// acc += A[row, entries first, first + stride, ... < end] * B[those columns, c0 .. c0 + count).
+// Software-pipelined: the next batch of A is loaded before this batch's rows of B.
+template <CorePrecision P, bool kVecB, int V>
+__device__ __forceinline__ void accumulate_row(typename Precision<P>::Acc (&acc)[V],
+                                               const RowParams<typename Precision<P>::Acc>& p, int64_t first,
+                                               int64_t end, int stride, int64_t c0, int count) {
+  using Store = typename Precision<P>::Store;
+  using Acc = typename Precision<P>::Acc;
+  const Store* values = static_cast<const Store*>(p.values);
+  const Store* b_cols = static_cast<const Store*>(p.B) + c0 * p.b_cs;
+  const int64_t step = int64_t(stride) * kUnroll;
+  Batch<Acc> batch;
+  load_batch(batch, p.col_idx, values, first, end, stride);
+  for (int64_t j = first; j < end; j += step) {
+    Batch<Acc> next;
+    load_batch(next, p.col_idx, values, j + step, end, stride);
+    multiply_batch<kVecB>(acc, batch, b_cols, p.b_rs, p.b_cs, count);
+    batch = next;
+  }
+}
+
+// Short rows as streams: a group of 2^lanes_n_log lanes (one per vector of the tile's columns) owns
+// units u, u + stride, ... below u_end and walks their entries kUnroll at a time, all lanes on the
+// same entries. The streams of a warp take neighbouring units (stride = streams per warp), so
+// their loads of A coalesce. The next step's A entries and the next unit's bounds (and row number)
+// are loaded before the current step's rows of B: about one memory latency per step is exposed.
+// Rows longer than row_limit are skipped (other warps own them); C is written as each row ends.
+template <CorePrecision P, bool kVecB, bool kDcsr, typename Out, int V>
+__device__ __forceinline__ void stream_rows(const RowParams<typename Precision<P>::Acc>& p, int64_t u,
+                                            int64_t u_end, int64_t stride, int64_t c0, int count, Out* C) {
+  using Store = typename Precision<P>::Store;
+  using Acc = typename Precision<P>::Acc;
+  const Store* values = static_cast<const Store*>(p.values);
+  const Store* b_cols = static_cast<const Store*>(p.B) + c0 * p.b_cs;
+  // A DCSR's units name their rows (loaded a unit ahead); a CSR's units are the rows.
+  auto row_of = [&](int64_t unit) { return kDcsr ? __ldg(p.row_idx + unit) : unit; };
+  // The current step: unit u (C row `row`, entries up to re, owned or skipped), entries from e.
+  int64_t e = __ldg(p.row_ptr + u), re = __ldg(p.row_ptr + u + 1);
+  bool own = re - e <= p.row_limit;
+  if (!own) e = re;
+  int64_t row = row_of(u);
+  // The next unit's bounds and row, loaded one unit ahead.
+  int64_t next_rs = 0, next_re = 0, next_row = 0;
+  if (u + stride < u_end) {
+    next_rs = __ldg(p.row_ptr + u + stride);
+    next_re = __ldg(p.row_ptr + u + stride + 1);
+    next_row = row_of(u + stride);
+  }
+  Batch<Acc> batch;
+  load_batch(batch, p.col_idx, values, e, re, 1);
+  Acc acc[V];
+#pragma unroll
+  for (int i = 0; i < V; ++i) acc[i] = Acc(0);
+  while (true) {
+    const bool row_done = e + kUnroll >= re;
+    int64_t nu = u, ne = e + kUnroll, nre = re, nrow = row;
+    int64_t nnext_rs = next_rs, nnext_re = next_re, nnext_row = next_row;
+    bool nown = own;
+    if (row_done) {
+      nu = u + stride;
+      ne = next_rs;
+      nre = next_re;
+      nrow = next_row;
+      nown = nre - ne <= p.row_limit;
+      if (!nown) ne = nre;
+      if (nu + stride < u_end) {
+        nnext_rs = __ldg(p.row_ptr + nu + stride);
+        nnext_re = __ldg(p.row_ptr + nu + stride + 1);
+        nnext_row = row_of(nu + stride);
+      }
+    }
+    Batch<Acc> next;
+    load_batch(next, p.col_idx, values, ne, nu < u_end ? nre : ne, 1);
+    multiply_batch<kVecB>(acc, batch, b_cols, p.b_rs, p.b_cs, count);
+    if (row_done) {
+      if (own && count > 0)
+        write_c<V>(C + (kDcsr ? row : u) * p.c_rs + c0 * p.c_cs, p.c_cs, count, p.c_vec, acc, p.alpha, p.beta);
+#pragma unroll
+      for (int i = 0; i < V; ++i) acc[i] = Acc(0);
+      if (nu >= u_end) return;
+    }
+    u = nu;
+    e = ne;
+    re = nre;
+    own = nown;
+    row = nrow;
+    next_rs = nnext_rs;
+    next_re = nnext_re;
+    next_row = nnext_row;
+    batch = next;
+  }
+}
+
+// CTAs per SM the register budget must allow without spills: latency hiding needs warps (f64 and
+// the widened half-precision columns hold more registers per lane).
+template <CorePrecision P>
+constexpr int kRowMinCtas = P == CorePrecision::f32 ? 4 : P == CorePrecision::f64 ? 3 : 2;
+
+template <CorePrecision P, typename Out, bool kVecB, bool kDcsr>
+__global__ void __launch_bounds__(kThreads, kRowMinCtas<P>) row_spmm_kernel(const RowParams<typename Precision<P>::Acc> p) {
+  using Store = typename Precision<P>::Store;
+  using Acc = typename Precision<P>::Acc;
+  constexpr int V = kVecOf<Store>;
+  __shared__ Acc warp_sums[kWarps][32 * V];
+
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int ln_log = p.lanes_n_log;
+  const int ln = lane & ((1 << ln_log) - 1);
+  const int64_t span = int64_t(V) << ln_log;  // columns of a tile
+  Out* C = static_cast<Out*>(p.C);
+  Acc acc[V];
+#pragma unroll
+  for (int i = 0; i < V; ++i) acc[i] = Acc(0);
+
+  if (int64_t(blockIdx.x) < p.long_ctas) {
+    // 1. A chunk of a long row; CTA-uniform branch.
+    const int64_t chunks = p.long_ctas / p.tiles;
+    const int64_t tile = p.tile_major ? int64_t(blockIdx.x) / chunks : int64_t(blockIdx.x) % p.tiles;
+    const int64_t chunk = p.tile_major ? int64_t(blockIdx.x) % chunks : int64_t(blockIdx.x) / p.tiles;
+    const int64_t c0 = tile * span + int64_t(ln) * V;
+    const int count = c0 < p.n ? int(min(int64_t(V), p.n - c0)) : 0;
+    const int64_t l = last_not_above(p.chunk_ptr, 0, p.long_rows, chunk);
+    const int64_t unit = __ldg(p.long_unit + l);
+    const int64_t first_chunk = __ldg(p.chunk_ptr + l), row_chunks = __ldg(p.chunk_ptr + l + 1) - first_chunk;
+    const int64_t c = chunk - first_chunk;
+    const int64_t begin = __ldg(p.row_ptr + unit), length = __ldg(p.row_ptr + unit + 1) - begin;
+    const int64_t cb = begin + length * c / row_chunks, ce = begin + length * (c + 1) / row_chunks;
+    // Enough warps that each takes at least warp_share entries (a warp's chain of dependent
+    // loads costs as much as many steps).
+    const int active = int(min(int64_t(kWarps), max(int64_t(1), (ce - cb + p.warp_share - 1) / p.warp_share)));
+    const int64_t wb = cb + (ce - cb) * warp / active, we = cb + (ce - cb) * (warp + 1) / active;
+    const int ks = lane >> ln_log;
+    if (count > 0 && warp < active) accumulate_row<P, kVecB>(acc, p, wb + ks, we, 32 >> ln_log, c0, count);
+    reduce_slices(acc, ln_log, 5);
+    if (ks == 0) {
+#pragma unroll
+      for (int i = 0; i < V; ++i) warp_sums[warp][ln * V + i] = acc[i];
+    }
+    __syncthreads();
+    if (warp != 0) return;
+    if (ks == 0) {
+#pragma unroll
+      for (int i = 0; i < V; ++i) {
+        Acc sum = warp_sums[0][ln * V + i];
+        for (int w = 1; w < kWarps; ++w) sum += warp_sums[w][ln * V + i];
+        acc[i] = sum;
+      }
+    }
+    const int64_t row = kDcsr ? __ldg(p.row_idx + unit) : unit;
+    Out* c_row = C + row * p.c_rs + c0 * p.c_cs;
+    if (row_chunks == 1) {
+      if (ks == 0 && count > 0) write_c<V>(c_row, p.c_cs, count, p.c_vec, acc, p.alpha, p.beta);
+      return;
+    }
+    const int64_t first_partial = __ldg(p.partial_ptr + l);
+    if (ks == 0 && count > 0) {
+      Acc* mine = p.partials + ((first_partial + c) * p.tiles + tile) * span + int64_t(ln) * V;
+#pragma unroll
+      for (int i = 0; i < V; ++i) __stcg(mine + i, acc[i]);
+    }
+    __threadfence();
+    __syncwarp();
+    int last = 0;
+    if (lane == 0) last = atomicAdd(p.counters + l * p.tiles + tile, 1) == int(row_chunks - 1);
+    last = __shfl_sync(kFullMask, last, 0);
+    if (!last) return;
+    __threadfence();
+    if (ks == 0 && count > 0) {
+      Acc total[V];
+#pragma unroll
+      for (int i = 0; i < V; ++i) total[i] = Acc(0);
+      for (int64_t k = 0; k < row_chunks; ++k) {
+        const Acc* part = p.partials + ((first_partial + k) * p.tiles + tile) * span + int64_t(ln) * V;
+#pragma unroll
+        for (int i = 0; i < V; ++i) total[i] += __ldcg(part + i);
+      }
+      write_c<V>(c_row, p.c_cs, count, p.c_vec, total, p.alpha, p.beta);
+    }
+    if (lane == 0) p.counters[l * p.tiles + tile] = 0;  // ready for the next multiply
+    return;
+  }
+
+  const int64_t g = (int64_t(blockIdx.x) - p.long_ctas) * kWarps + warp;
+  if (g >= p.tiles * p.tile_warps) return;  // the last CTA's spare warps
+  const int64_t tile = p.tile_major ? g / p.tile_warps : g % p.tiles;
+  int64_t w = p.tile_major ? g % p.tile_warps : g / p.tiles;
+  const int64_t c0 = tile * span + int64_t(ln) * V;
+  const int count = c0 < p.n ? int(min(int64_t(V), p.n - c0)) : 0;
+
+  if (w < p.medium_rows) {
+    // 2. A medium row, one warp; warp-uniform branch.
+    const int64_t unit = __ldg(p.medium_unit + w);
+    const int ks = lane >> ln_log;
+    if (count > 0)
+      accumulate_row<P, kVecB>(acc, p, __ldg(p.row_ptr + unit) + ks, __ldg(p.row_ptr + unit + 1), 32 >> ln_log, c0,
+                               count);
+    reduce_slices(acc, ln_log, 5);
+    const int64_t row = kDcsr ? __ldg(p.row_idx + unit) : unit;
+    if (ks == 0 && count > 0) write_c<V>(C + row * p.c_rs + c0 * p.c_cs, p.c_cs, count, p.c_vec, acc, p.alpha, p.beta);
+    return;
+  }
+  w -= p.medium_rows;
+
+  const int group_log = ln_log + p.lanes_k_log;
+  const int group = lane >> group_log;
+  const int ks = (lane & ((1 << group_log) - 1)) >> ln_log;
+  if (w < p.short_warps) {
+    if (p.rows_per_stream > 0) {
+      // 3. Short rows as streams: the warp's streams interleave over its units.
+      const int64_t streams = int64_t(1) << (5 - ln_log);
+      const int64_t base = w * streams * p.rows_per_stream;
+      const int64_t first = base + (lane >> ln_log), end = min(base + streams * p.rows_per_stream, p.units);
+      if (first < end) stream_rows<P, kVecB, kDcsr, Out, V>(p, first, end, streams, c0, count, C);
+      return;
+    }
+    // 3. Short rows, a group each.
+    const int64_t unit = (w << (5 - group_log)) + group;
+    bool active = false;
+    int64_t begin = 0, end = 0;
+    if (unit < p.units) {
+      begin = __ldg(p.row_ptr + unit);
+      end = __ldg(p.row_ptr + unit + 1);
+      active = end - begin <= p.row_limit;
+    }
+    if (active && count > 0) accumulate_row<P, kVecB>(acc, p, begin + ks, end, 1 << p.lanes_k_log, c0, count);
+    reduce_slices(acc, ln_log, group_log);
+    if (active && ks == 0 && count > 0) {
+      const int64_t row = kDcsr ? __ldg(p.row_idx + unit) : unit;
+      write_c<V>(C + row * p.c_rs + c0 * p.c_cs, p.c_cs, count, p.c_vec, acc, p.alpha, p.beta);
+    }
+    return;
+  }
+  w -= p.short_warps;
+
+  // 4. Empty rows of a DCSR: C = beta * C (alpha times an empty sum).
+  const int64_t index = (w << (5 - group_log)) + group;
+  if (index < p.fill_rows && ks == 0 && count > 0) {
+    const int64_t row = __ldg(p.fill_row + index);
+    write_c<V>(C + row * p.c_rs + c0 * p.c_cs, p.c_cs, count, p.c_vec, acc, p.alpha, p.beta);
+  }
+}
+
+constexpr double kTileMajorBytes = 24.0 * 1024 * 1024;  // B larger than this: tiles in the outer order
+
+inline bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; }
+
+template <CorePrecision P, typename Out>
+void launch_row_kernel(const RowParams<typename Precision<P>::Acc>& p, bool vector_b, int64_t ctas,
+                       cudaStream_t stream) {
+  const bool dcsr = p.row_idx != nullptr;
+  if (vector_b && dcsr) row_spmm_kernel<P, Out, true, true><<<unsigned(ctas), kThreads, 0, stream>>>(p);
+  else if (vector_b) row_spmm_kernel<P, Out, true, false><<<unsigned(ctas), kThreads, 0, stream>>>(p);
+  else if (dcsr) row_spmm_kernel<P, Out, false, true><<<unsigned(ctas), kThreads, 0, stream>>>(p);
+  else row_spmm_kernel<P, Out, false, false><<<unsigned(ctas), kThreads, 0, stream>>>(p);
+  SPARSETC_CUDA_CHECK_LAUNCH();
+}
+
+// Fills the parameters from the operands and the schedule, then launches (nothing for an empty C).
+template <CorePrecision P>
+void run_row_spmm(const CoreRows& a, RowSchedule& s, const CoreDenseArgs& args, void* workspace,
+                  cudaStream_t stream) {
+  using Store = typename Precision<P>::Store;
+  using Acc = typename Precision<P>::Acc;
+  if (a.rows == 0 || args.n == 0) return;
+  const CoreColumnTiling& t = s.tiling;
+  RowParams<Acc> p;
+  p.units = a.units;
+  p.row_idx = a.row_idx;
+  p.row_ptr = a.row_ptr;
+  p.col_idx = a.col_idx;
+  p.values = a.values;
+  p.n = args.n;
+  p.tiles = t.tiles;
+  p.lanes_n_log = t.lanes_n_log;
+  p.lanes_k_log = s.lanes_k_log;
+  p.row_limit = s.row_limit;
+  p.warp_share = std::max<int64_t>(1, s.warp_limit / 4);
+  p.long_rows = s.long_rows;
+  p.long_ctas = s.chunks * t.tiles;
+  p.long_unit = s.long_unit.as<const int64_t>();
+  p.chunk_ptr = s.chunk_ptr.as<const int64_t>();
+  p.partial_ptr = s.partial_ptr.as<const int64_t>();
+  p.counters = s.counters.as<int32_t>();
+  p.partials = static_cast<Acc*>(workspace);
+  p.medium_rows = s.medium_rows;
+  p.medium_unit = s.medium_unit.as<const int64_t>();
+  p.rows_per_stream = s.rows_per_stream;
+  const int64_t group_rows = int64_t(32) >> (t.lanes_n_log + s.lanes_k_log);
+  const int64_t warp_units = s.rows_per_stream > 0 ? s.rows_per_stream << (5 - t.lanes_n_log) : group_rows;
+  p.short_warps = (a.units + warp_units - 1) / warp_units;
+  p.fill_rows = s.fill_rows;
+  p.fill_row = s.fill_row.as<const int64_t>();
+  const int64_t fill_warps = (s.fill_rows + group_rows - 1) / group_rows;
+  const bool b_row = args.b_order == SPARSETC_ORDER_ROW, c_row = args.c_order == SPARSETC_ORDER_ROW;
+  p.B = args.B;
+  p.b_rs = b_row ? args.ldb : 1;
+  p.b_cs = b_row ? 1 : args.ldb;
+  p.C = args.C;
+  p.c_rs = c_row ? args.ldc : 1;
+  p.c_cs = c_row ? 1 : args.ldc;
+  p.alpha = Acc(args.alpha);
+  p.beta = Acc(args.beta);
+  const bool vector_b = b_row && aligned16(args.B) && (args.ldb * int64_t(sizeof(Store))) % 16 == 0;
+  const size_t c_bytes = core_value_bytes(P) == 2 && args.c_type != SPARSETC_VALUE_F32 ? 2 : sizeof(Acc);
+  p.c_vec = c_row && aligned16(args.C) && (args.ldc * int64_t(c_bytes)) % 16 == 0;
+  require(s.chunks == 0 || s.workspace_bytes == 0 || workspace != nullptr, SPARSETC_STATUS_INVALID_VALUE,
+          "CUDA-core SpMM: the schedule needs ", s.workspace_bytes, " bytes of workspace");
+  p.tile_warps = s.medium_rows + p.short_warps + fill_warps;
+  // Tiles in the outer order when B is too large to stay in L2 whole: then each tile of B is read
+  // from memory about once (A, much smaller, is read once per tile).
+  p.tile_major = t.tiles > 1 && double(a.cols) * double(args.n) * double(sizeof(Store)) > kTileMajorBytes;
+  const int64_t warps = t.tiles * p.tile_warps;
+  const int64_t ctas = p.long_ctas + (warps + kWarps - 1) / kWarps;
+  require(ctas <= 2147483647, SPARSETC_STATUS_SIZE_OVERFLOW, "CUDA-core SpMM: ", ctas, " CTAs exceed one launch");
+  if (ctas == 0) return;
+  if constexpr (P == CorePrecision::f32) launch_row_kernel<P, float>(p, vector_b, ctas, stream);
+  else if constexpr (P == CorePrecision::f64) launch_row_kernel<P, double>(p, vector_b, ctas, stream);
+  else if (args.c_type == SPARSETC_VALUE_F32) launch_row_kernel<P, float>(p, vector_b, ctas, stream);
+  else launch_row_kernel<P, Store>(p, vector_b, ctas, stream);
+}
+
+}  // namespace sparsetc::detail::cudacore

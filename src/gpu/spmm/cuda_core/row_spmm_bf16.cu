@@ -1,0 +1,9 @@
+// The C-stationary kernels for bf16 A and B, fp32 accumulation.
+#include "gpu/spmm/cuda_core/kernels.hpp"
+#include "gpu/spmm/cuda_core/row_kernel.cuh"
+
+namespace sparsetc::detail::cudacore {
+
+template void run_row_spmm<CorePrecision::bf16>(const CoreRows&, RowSchedule&, const CoreDenseArgs&, void*, cudaStream_t);
+
+}  // namespace sparsetc::detail::cudacore

@@ -1,0 +1,9 @@
+// The C-stationary kernels for fp64 (A, B, C double).
+#include "gpu/spmm/cuda_core/kernels.hpp"
+#include "gpu/spmm/cuda_core/row_kernel.cuh"
+
+namespace sparsetc::detail::cudacore {
+
+template void run_row_spmm<CorePrecision::f64>(const CoreRows&, RowSchedule&, const CoreDenseArgs&, void*, cudaStream_t);
+
+}  // namespace sparsetc::detail::cudacore

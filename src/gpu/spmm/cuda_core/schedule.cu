@@ -1,0 +1,210 @@
+// Plan-time work decompositions of the CUDA-core SpMM kernels: the column tiling, the row classes
+// of the C-stationary kernel (short, medium, long; DCSR's empty rows) and the CTAs of the
+// B-stationary kernel. Built once on the device; only counts are read back.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "core/error.hpp"
+#include "gpu/convert/convert_common.cuh"
+#include "gpu/spmm/cuda_core/cuda_core_spmm.hpp"
+
+namespace sparsetc::detail {
+namespace {
+
+namespace gc = gpuconv;
+
+constexpr int64_t kStepsPerWarp = 8;         // steps of kUnroll entries a row takes in a stream or group
+constexpr int64_t kMaxStepsPerRowWarp = 64;  // most steps a row may take in a warp of its own
+constexpr int64_t kUnrollEntries = 4;  // cudacore::kUnroll (kept free of the device header)
+constexpr int64_t kCtaWarps = 8;
+constexpr int64_t kStreamEntries = 96;       // entries (about 24 steps) a stream of short rows aims at
+constexpr int64_t kResidentWarps = 132 * 32;  // warps of the row kernel resident on an H100/H200
+
+int log2_of(int64_t power_of_two) {
+  int log = 0;
+  while ((int64_t(1) << log) < power_of_two) ++log;
+  return log;
+}
+
+// Lanes across a row's entries: enough that each takes about one step of kUnroll entries on an
+// average row, as many as the warp has beside the column lanes.
+int lanes_k_log_for(double mean_entries, int lanes_n_log) {
+  const int max_log = 5 - lanes_n_log;
+  int log = 0;
+  while (log < max_log && double(int64_t(kUnrollEntries) << log) < mean_entries) ++log;
+  return log;
+}
+
+struct LengthBetween {  // row_limit < entries <= upper
+  const int64_t* row_ptr;
+  int64_t lower, upper;
+  __device__ bool operator()(int64_t u) const {
+    const int64_t length = row_ptr[u + 1] - row_ptr[u];
+    return length > lower && length <= upper;
+  }
+};
+
+struct EmptyRow {
+  const int64_t* row_ptr;
+  __device__ bool operator()(int64_t r) const { return row_ptr[r + 1] == row_ptr[r]; }
+};
+
+// chunks[l]: CTA chunks of long row l; partials[l]: the same when there are 2 or more, else 0.
+struct ChunkCounts {
+  const int64_t* row_ptr;
+  const int64_t* long_unit;
+  int64_t chunk_entries;
+  int64_t* chunks;
+  int64_t* partials;
+  __device__ void operator()(int64_t l) const {
+    const int64_t u = long_unit[l];
+    const int64_t count = (row_ptr[u + 1] - row_ptr[u] + chunk_entries - 1) / chunk_entries;
+    chunks[l] = count;
+    partials[l] = count > 1 ? count : 0;
+  }
+};
+
+// CTAs of strip s: its segments plus entries over the budget, rounded up (0 for an empty strip).
+struct StripItems {
+  const int64_t* strip_ptr;
+  const int64_t* row_ptr;
+  int64_t budget;
+  int64_t* items;
+  __device__ void operator()(int64_t s) const {
+    const int64_t q0 = strip_ptr[s], q1 = strip_ptr[s + 1];
+    const int64_t cost = (q1 + row_ptr[q1]) - (q0 + row_ptr[q0]);
+    items[s] = (cost + budget - 1) / budget;
+  }
+};
+
+// Positions where pred holds, in an exactly sized buffer; returns their count (a read-back).
+template <typename Pred>
+int64_t select_into(int64_t n, Pred pred, DeviceBuffer& out, const GpuContext& context) {
+  if (n <= 0) return 0;
+  DeviceBuffer all = gc::buffer_of<int64_t>(n, context);
+  const int64_t count = gc::select_positions(n, pred, all.as<int64_t>(), context);
+  out = gc::buffer_of<int64_t>(count, context);
+  if (count > 0) copy_device_to_device(out.data(), all.data(), size_t(count) * sizeof(int64_t), context.stream);
+  return count;
+}
+
+}  // namespace
+
+size_t core_value_bytes(CorePrecision precision) {
+  switch (precision) {
+    case CorePrecision::f32: return 4;
+    case CorePrecision::f64: return 8;
+    default: return 2;
+  }
+}
+
+size_t core_accumulator_bytes(CorePrecision precision) { return precision == CorePrecision::f64 ? 8 : 4; }
+
+sparsetc_value_type_t core_value_type(CorePrecision precision) {
+  switch (precision) {
+    case CorePrecision::f32: return SPARSETC_VALUE_F32;
+    case CorePrecision::f64: return SPARSETC_VALUE_F64;
+    case CorePrecision::f16: return SPARSETC_VALUE_F16;
+    default: return SPARSETC_VALUE_BF16;
+  }
+}
+
+bool core_supports_output(CorePrecision precision, sparsetc_value_type_t c_type) {
+  switch (precision) {
+    case CorePrecision::f32: return c_type == SPARSETC_VALUE_F32;
+    case CorePrecision::f64: return c_type == SPARSETC_VALUE_F64;
+    case CorePrecision::f16: return c_type == SPARSETC_VALUE_F32 || c_type == SPARSETC_VALUE_F16;
+    default: return c_type == SPARSETC_VALUE_F32 || c_type == SPARSETC_VALUE_BF16;
+  }
+}
+
+CoreColumnTiling core_column_tiling(CorePrecision precision, int64_t n) {
+  CoreColumnTiling t;
+  t.vec = int(16 / core_value_bytes(precision));
+  const int64_t vectors = (n + t.vec - 1) / t.vec;
+  int64_t lanes = 1;
+  while (lanes < 32 && lanes < vectors) lanes *= 2;
+  t.lanes_n_log = log2_of(lanes);
+  t.tile_width = lanes * t.vec;
+  t.tiles = (n + t.tile_width - 1) / t.tile_width;
+  return t;
+}
+
+RowSchedule make_row_schedule(const CoreRows& a, CorePrecision precision, int64_t n, const int64_t* csr_row_ptr,
+                              const GpuContext& context, const RowScheduleOptions& options) {
+  RowSchedule s;
+  s.tiling = core_column_tiling(precision, n);
+  const double mean = a.units > 0 ? double(a.nnz) / double(a.units) : 0.0;
+  if (options.short_rows == 0) {
+    s.lanes_k_log = options.lanes_k_log >= 0 ? std::min(options.lanes_k_log, 5 - s.tiling.lanes_n_log)
+                                              : lanes_k_log_for(mean, s.tiling.lanes_n_log);
+  } else {
+    // Streams: about kStreamEntries entries each, but enough streams to fill the GPU.
+    const int64_t streams_per_warp = int64_t(32) >> s.tiling.lanes_n_log;
+    const int64_t fill_streams = std::max<int64_t>(1, kResidentWarps * streams_per_warp / std::max<int64_t>(s.tiling.tiles, 1));
+    const int64_t by_work = int64_t(std::llround(double(kStreamEntries) / std::max(mean, 1.0)));
+    const int64_t by_fill = a.units / fill_streams;
+    s.rows_per_stream = options.rows_per_stream > 0 ? options.rows_per_stream
+                                                    : std::clamp<int64_t>(std::min(by_work, by_fill), 1, 32);
+  }
+  // Steps of the slowest lane stay near kStepsPerWarp in every class.
+  s.row_limit = (kUnrollEntries * kStepsPerWarp) << s.lanes_k_log;
+  // A warp takes a row alone up to a number of steps that grows with the whole multiply's work (the
+  // steps one resident warp would take), from 8 to 64: splitting a row costs a chain of dependent
+  // loads per part, a long warp costs a tail on a small multiply.
+  const int64_t warp_lanes_k = int64_t(32) >> s.tiling.lanes_n_log;
+  const double work_steps = double(a.nnz) * double(s.tiling.tiles) / double(kUnrollEntries * warp_lanes_k);
+  const int64_t warp_steps =
+      std::clamp<int64_t>(int64_t(work_steps / double(kResidentWarps)), kStepsPerWarp, kMaxStepsPerRowWarp);
+  s.warp_limit = std::max(kUnrollEntries * warp_steps * warp_lanes_k, 2 * s.row_limit);
+  const int64_t chunk_entries = kCtaWarps * s.warp_limit;
+
+  s.medium_rows = select_into(a.units, LengthBetween{a.row_ptr, s.row_limit, s.warp_limit}, s.medium_unit, context);
+  s.long_rows = select_into(a.units, LengthBetween{a.row_ptr, s.warp_limit, INT64_MAX}, s.long_unit, context);
+  if (s.long_rows > 0) {
+    DeviceBuffer chunks = gc::buffer_of<int64_t>(s.long_rows, context);
+    DeviceBuffer partials = gc::buffer_of<int64_t>(s.long_rows, context);
+    gc::for_each_index(s.long_rows, context,
+                       ChunkCounts{a.row_ptr, s.long_unit.as<const int64_t>(), chunk_entries, chunks.as<int64_t>(),
+                                   partials.as<int64_t>()});
+    s.chunk_ptr = gc::buffer_of<int64_t>(s.long_rows + 1, context);
+    s.partial_ptr = gc::buffer_of<int64_t>(s.long_rows + 1, context);
+    gc::exclusive_scan_total(chunks.as<const int64_t>(), s.chunk_ptr.as<int64_t>(), s.long_rows, context);
+    gc::exclusive_scan_total(partials.as<const int64_t>(), s.partial_ptr.as<int64_t>(), s.long_rows, context);
+    s.chunks = gc::read_back(s.chunk_ptr.as<const int64_t>() + s.long_rows, context.stream);
+    s.partial_chunks = gc::read_back(s.partial_ptr.as<const int64_t>() + s.long_rows, context.stream);
+    s.counters = gc::buffer_of<int32_t>(s.long_rows * s.tiling.tiles, context);
+    gc::zero(s.counters.as<int32_t>(), s.long_rows * s.tiling.tiles, context.stream);
+  }
+  if (csr_row_ptr) s.fill_rows = select_into(a.rows, EmptyRow{csr_row_ptr}, s.fill_row, context);
+  s.workspace_bytes = size_t(s.partial_chunks) * size_t(s.tiling.tiles) * size_t(s.tiling.tile_width) *
+                      core_accumulator_bytes(precision);
+  return s;
+}
+
+int64_t tiled_strip_width(CorePrecision precision, int64_t n) {
+  const CoreColumnTiling t = core_column_tiling(precision, n);
+  const int64_t row_bytes = t.tile_width * int64_t(core_value_bytes(precision));
+  int64_t width = 32;
+  while (width < 512 && 2 * width * row_bytes <= 32768) width *= 2;
+  return width;
+}
+
+TiledSchedule make_tiled_schedule(const CoreTiled& a, CorePrecision precision, int64_t n, const GpuContext& context) {
+  TiledSchedule s;
+  s.tiling = core_column_tiling(precision, n);
+  const double mean = a.segments > 0 ? double(a.nnz) / double(a.segments) : 0.0;
+  s.lanes_k_log = lanes_k_log_for(mean, s.tiling.lanes_n_log);
+  // Enough work per CTA to pay for its B tile, and more than one segment's cost (<= strip width + 1).
+  s.budget = std::max<int64_t>(2048, 4 * a.strip_width);
+  if (a.strips == 0) return s;
+  DeviceBuffer items = gc::buffer_of<int64_t>(a.strips, context);
+  gc::for_each_index(a.strips, context, StripItems{a.strip_ptr, a.row_ptr, s.budget, items.as<int64_t>()});
+  s.item_ptr = gc::buffer_of<int64_t>(a.strips + 1, context);
+  gc::exclusive_scan_total(items.as<const int64_t>(), s.item_ptr.as<int64_t>(), a.strips, context);
+  s.items = gc::read_back(s.item_ptr.as<const int64_t>() + a.strips, context.stream);
+  return s;
+}
+
+}  // namespace sparsetc::detail

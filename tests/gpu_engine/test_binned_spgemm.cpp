@@ -1,0 +1,409 @@
+// The binned merge-path SpGEMM (gpu/spgemm/binned/) against the float64 CPU reference: structure
+// identical to Gustavson's (explicit and cancelled zeros kept), values within the rounding bound
+// (n + 2) * eps * (|A| |B|)_ij; every bin group hit (heap, the four ESC bins, merge path); fresh
+// random inputs with odd, rectangular shapes and empty rows; bitwise-identical results across
+// repeats, panels, merge-row growth and numeric-only reuse; empty matrices; rows with more than
+// 2^16 products; unsorted and transposed operands; more than 2^31 products. Every device allocation
+// is poisoned (0xFF: NaN values, -1 indices) so an unwritten output cannot pass. Skips without a device.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "cpu/cpu_kernels.hpp"
+#include "formats/convert.hpp"
+#include "gpu/convert/gpu_convert.hpp"
+#include "gpu/device_memory.hpp"
+#include "gpu/spgemm/binned/binned_spgemm.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+namespace sd = sparsetc::detail;
+using sd::CsrMatrix;
+
+#define SKIP_WITHOUT_DEVICE()                              \
+  do {                                                     \
+    int n = 0;                                             \
+    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) { \
+      cudaGetLastError();                                  \
+      GTEST_SKIP() << "no CUDA device";                    \
+    }                                                      \
+  } while (0)
+
+// Every allocation filled with 0xFF bytes: NaN in float and double, -1 in indices.
+class PoisonAllocator final : public sd::DeviceAllocator {
+ public:
+  void* allocate(size_t bytes, cudaStream_t stream) override {
+    void* p = nullptr;
+    if (cudaMallocAsync(&p, bytes, stream) != cudaSuccess) sd::fail(SPARSETC_STATUS_ALLOC_FAILED, "test allocation");
+    cudaMemsetAsync(p, 0xFF, bytes, stream);
+    return p;
+  }
+  void deallocate(void* ptr, size_t, cudaStream_t stream) noexcept override { cudaFreeAsync(ptr, stream); }
+};
+
+class BinnedSpgemm : public ::testing::Test {
+ public:
+  sd::GpuContext context() { return {stream_, &poison_}; }
+
+ protected:
+  void SetUp() override {
+    SKIP_WITHOUT_DEVICE();
+    ASSERT_EQ(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), cudaSuccess);
+  }
+  void TearDown() override {
+    if (stream_) {
+      EXPECT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
+      cudaStreamDestroy(stream_);
+    }
+  }
+  cudaStream_t stream_ = nullptr;
+  PoisonAllocator poison_;
+};
+
+// ---- inputs
+
+// rows x cols; each row's length drawn from `lengths` (clipped to cols), distinct random columns,
+// values +-[0.5, 1.5] with a fraction of explicit zeros.
+CsrMatrix<double> random_rows(int64_t rows, int64_t cols, const std::vector<int64_t>& lengths, uint64_t seed,
+                              double zeros = 0.05) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0.5, 1.5), unit(0, 1);
+  CsrMatrix<double> m;
+  m.rows = rows;
+  m.cols = cols;
+  m.row_ptr.assign(size_t(rows + 1), 0);
+  std::vector<int64_t> pool(static_cast<size_t>(cols));
+  std::iota(pool.begin(), pool.end(), 0);
+  for (int64_t i = 0; i < rows; ++i) {
+    const int64_t length = std::min<int64_t>(lengths[size_t(rng() % lengths.size())], cols);
+    for (int64_t j = 0; j < length; ++j) std::swap(pool[size_t(j)], pool[size_t(j + int64_t(rng() % uint64_t(cols - j)))]);
+    std::vector<int64_t> picked(pool.begin(), pool.begin() + length);
+    std::sort(picked.begin(), picked.end());
+    for (int64_t c : picked) {
+      m.col_idx.push_back(c);
+      m.values.push_back(unit(rng) < zeros ? 0.0 : (rng() & 1 ? 1 : -1) * u(rng));
+    }
+    m.row_ptr[size_t(i + 1)] = m.nnz();
+  }
+  return m;
+}
+
+template <typename V>
+CsrMatrix<double> rounded(CsrMatrix<double> m) {
+  for (double& x : m.values) x = double(V(x));
+  return m;
+}
+
+template <typename V>
+CsrMatrix<V> as(const CsrMatrix<double>& m) {
+  CsrMatrix<V> out;
+  out.rows = m.rows;
+  out.cols = m.cols;
+  out.row_ptr = m.row_ptr;
+  out.col_idx = m.col_idx;
+  out.values.assign(m.values.begin(), m.values.end());
+  return out;
+}
+
+CsrMatrix<double> absolute(CsrMatrix<double> m) {
+  for (double& x : m.values) x = std::fabs(x);
+  return m;
+}
+
+std::vector<int64_t> row_bounds(const CsrMatrix<double>& a, const CsrMatrix<double>& b) {
+  std::vector<int64_t> u(size_t(a.rows), 0);
+  for (int64_t i = 0; i < a.rows; ++i)
+    for (int64_t p = a.row_ptr[size_t(i)]; p < a.row_ptr[size_t(i + 1)]; ++p) {
+      const int64_t k = a.col_idx[size_t(p)];
+      u[size_t(i)] += b.row_ptr[size_t(k + 1)] - b.row_ptr[size_t(k)];
+    }
+  return u;
+}
+
+// ---- running and checking
+
+template <typename V>
+struct Result {
+  CsrMatrix<V> c;
+  sd::BinnedSpgemmStats stats;
+};
+
+template <typename V>
+Result<V> multiply(const CsrMatrix<double>& a, const CsrMatrix<double>& b, const sd::GpuContext& ctx,
+                sd::BinnedSpgemmOptions options = {}) {
+  const sd::DeviceCsr<V> da = sd::csr_to_device(as<V>(a), ctx), db = sd::csr_to_device(as<V>(b), ctx);
+  sd::BinnedSpgemm<V> spgemm(da.view(), db.view(), options, ctx);
+  const sd::DeviceCsr<V> c = spgemm.multiply();
+  Result<V> result{sd::csr_to_host(c.view(), ctx.stream), spgemm.stats()};
+  EXPECT_EQ(cudaStreamSynchronize(ctx.stream), cudaSuccess);
+  return result;
+}
+
+// Structure identical to the CPU's Gustavson; values within (n_i + 2) eps (|A||B|)_ij, where n_i
+// is the length of row i of A (products of one entry, each rounded, summed left to right).
+template <typename V>
+::testing::AssertionResult matches_reference(const CsrMatrix<V>& got, const CsrMatrix<double>& a,
+                                             const CsrMatrix<double>& b) {
+  const CsrMatrix<double> want = sd::cpu_spgemm(a, b, 0);
+  const CsrMatrix<double> bound = sd::cpu_spgemm(absolute(a), absolute(b), 0);
+  if (got.rows != want.rows || got.cols != want.cols)
+    return ::testing::AssertionFailure() << "shape " << got.rows << "x" << got.cols << ", want " << want.rows << "x"
+                                         << want.cols;
+  if (got.row_ptr != want.row_ptr) {
+    for (size_t i = 0; i < want.row_ptr.size(); ++i)
+      if (got.row_ptr[i] != want.row_ptr[i])
+        return ::testing::AssertionFailure() << "row_ptr[" << i << "] = " << got.row_ptr[i] << ", want "
+                                             << want.row_ptr[i];
+  }
+  for (size_t p = 0; p < want.col_idx.size(); ++p)
+    if (got.col_idx[p] != want.col_idx[p])
+      return ::testing::AssertionFailure() << "col_idx[" << p << "] = " << got.col_idx[p] << ", want "
+                                           << want.col_idx[p];
+  const double eps = std::numeric_limits<V>::epsilon();
+  for (int64_t i = 0; i < want.rows; ++i) {
+    const double n = double(a.row_ptr[size_t(i + 1)] - a.row_ptr[size_t(i)]);
+    for (int64_t p = want.row_ptr[size_t(i)]; p < want.row_ptr[size_t(i + 1)]; ++p) {
+      const double g = double(got.values[size_t(p)]), w = want.values[size_t(p)];
+      const double tolerance = (n + 2) * eps * bound.values[size_t(p)] + std::numeric_limits<V>::min();
+      if (!(std::fabs(g - w) <= tolerance))
+        return ::testing::AssertionFailure() << "C(" << i << ", " << want.col_idx[size_t(p)] << ") = " << g
+                                             << ", want " << w << " (bound " << tolerance << ")";
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+template <typename V>
+::testing::AssertionResult bitwise_equal(const CsrMatrix<V>& x, const CsrMatrix<V>& y) {
+  if (x.row_ptr != y.row_ptr || x.col_idx != y.col_idx) return ::testing::AssertionFailure() << "structure differs";
+  if (x.values.size() != y.values.size() ||
+      (!x.values.empty() && std::memcmp(x.values.data(), y.values.data(), x.values.size() * sizeof(V)) != 0))
+    return ::testing::AssertionFailure() << "values differ in their bits";
+  return ::testing::AssertionSuccess();
+}
+
+// Mixed row lengths: products per row from 0 to ~20000, so every bin group runs.
+struct Operands {
+  CsrMatrix<double> a, b;
+};
+Operands mixed(uint64_t seed) {
+  return {random_rows(1501, 1203, {0, 1, 2, 3, 4, 6, 9, 17, 33, 70, 140, 400}, seed),
+          random_rows(1203, 1707, {0, 1, 2, 3, 5, 8, 20, 60, 150}, seed + 1)};
+}
+
+template <typename V>
+void check_mixed(BinnedSpgemm& t) {
+  const uint64_t seed = sparsetc_test::fresh_seed();
+  const Operands o = mixed(seed);
+  const CsrMatrix<double> a = rounded<V>(o.a), b = rounded<V>(o.b);
+  const Result<V> run = multiply<V>(a, b, t.context());
+  EXPECT_TRUE(matches_reference(run.c, a, b)) << "seed " << seed;
+  int64_t heap = 0;
+  for (int k = 2; k <= 32; ++k) heap += run.stats.bin_rows[size_t(k)];
+  EXPECT_GT(run.stats.bin_rows[0], 0);
+  EXPECT_GT(run.stats.bin_rows[1], 0);
+  EXPECT_GT(heap, 0);
+  for (int k = sd::binned::kFirstEscBin; k <= sd::binned::kMergeBin; ++k)
+    EXPECT_GT(run.stats.bin_rows[size_t(k)], 0) << "bin " << k << " got no row (seed " << seed << ")";
+  int64_t products = 0;
+  for (int64_t u : row_bounds(a, b)) products += u;
+  EXPECT_EQ(run.stats.products, products);
+}
+
+TEST_F(BinnedSpgemm, MatchesCpuReferenceEveryBinFloat) { check_mixed<float>(*this); }
+TEST_F(BinnedSpgemm, MatchesCpuReferenceEveryBinDouble) { check_mixed<double>(*this); }
+
+TEST_F(BinnedSpgemm, RectangularShapes) {
+  const uint64_t seed = sparsetc_test::fresh_seed();
+  struct Shape {
+    int64_t m, k, n;
+    std::vector<int64_t> la, lb;
+  };
+  const Shape shapes[] = {{3001, 41, 5003, {0, 1, 5, 17, 40}, {0, 3, 60, 400}},  // tall A, wide B: u up to 16000
+                          {37, 4999, 61, {0, 250, 1000}, {0, 1, 7, 30}},         // short, deep
+                          {1, 1, 1, {1}, {1}},
+                          {2, 9000, 3, {9000}, {3}}};  // 27000 products into 3 columns
+  for (const Shape& s : shapes) {
+    const CsrMatrix<double> a = random_rows(s.m, s.k, s.la, seed + uint64_t(s.m)),
+                            b = random_rows(s.k, s.n, s.lb, seed + uint64_t(s.n));
+    const Result<double> run = multiply<double>(a, b, context());
+    EXPECT_TRUE(matches_reference(run.c, a, b)) << s.m << "x" << s.k << "x" << s.n << " seed " << seed;
+  }
+}
+
+TEST_F(BinnedSpgemm, RowsWithMoreThan65536Products) {
+  const uint64_t seed = sparsetc_test::fresh_seed();
+  const CsrMatrix<double> a = random_rows(23, 3001, {0, 310, 520}, seed),
+                          b = random_rows(3001, 2003, {150, 300}, seed + 1);
+  const std::vector<int64_t> u = row_bounds(a, b);
+  ASSERT_GT(*std::max_element(u.begin(), u.end()), int64_t(1) << 16);
+  const CsrMatrix<float> want_bits = multiply<float>(rounded<float>(a), rounded<float>(b), context()).c;
+  EXPECT_TRUE(matches_reference(want_bits, rounded<float>(a), rounded<float>(b))) << "seed " << seed;
+  const Result<double> run = multiply<double>(a, b, context());
+  EXPECT_TRUE(matches_reference(run.c, a, b)) << "seed " << seed;
+  EXPECT_GT(run.stats.bin_rows[sd::binned::kMergeBin], 0);
+}
+
+TEST_F(BinnedSpgemm, EmptyRowsAndEmptyMatrices) {
+  const uint64_t seed = sparsetc_test::fresh_seed();
+  struct Shape {
+    int64_t m, k, n;
+    std::vector<int64_t> la, lb;
+  };
+  const Shape shapes[] = {{0, 5, 7, {1}, {1}},    {6, 0, 4, {0}, {0}},       {5, 7, 0, {3}, {0}},
+                          {100, 50, 80, {0}, {4}}, {100, 50, 80, {3}, {0}}, {0, 0, 0, {0}, {0}},
+                          {300, 200, 100, {0, 0, 0, 2}, {0, 0, 5}}};
+  for (const Shape& s : shapes) {
+    const CsrMatrix<double> a = random_rows(s.m, s.k, s.la, seed), b = random_rows(s.k, s.n, s.lb, seed + 1);
+    const Result<double> run = multiply<double>(a, b, context());
+    EXPECT_TRUE(matches_reference(run.c, a, b)) << s.m << "x" << s.k << "x" << s.n;
+  }
+}
+
+TEST_F(BinnedSpgemm, BitwiseIdenticalAcrossRepeatsPanelsGrowthAndNumericReuse) {
+  const uint64_t seed = sparsetc_test::fresh_seed();
+  const Operands o = mixed(seed);
+  const Result<double> first = multiply<double>(o.a, o.b, context());
+  EXPECT_EQ(first.stats.panels, 1);
+  EXPECT_TRUE(bitwise_equal(multiply<double>(o.a, o.b, context()).c, first.c)) << "repeat, seed " << seed;
+
+  sd::BinnedSpgemmOptions small_budget;
+  small_budget.memory_budget = 400 * 1024;  // C~ of this product is several MB: many panels
+  const Result<double> panels = multiply<double>(o.a, o.b, context(), small_budget);
+  EXPECT_GT(panels.stats.panels, 3);
+  EXPECT_TRUE(bitwise_equal(panels.c, first.c)) << "panels, seed " << seed;
+
+  sd::BinnedSpgemmOptions tight;
+  tight.merge_initial_capacity = 16;  // every merge row checkpoints and grows several times
+  const Result<double> grown = multiply<double>(o.a, o.b, context(), tight);
+  EXPECT_GE(grown.stats.grow_rounds, 3);
+  EXPECT_GE(grown.stats.grown_rows, grown.stats.bin_rows[sd::binned::kMergeBin]);
+  EXPECT_TRUE(bitwise_equal(grown.c, first.c)) << "grown, seed " << seed;
+
+  // Numeric-only on the kept pattern: same bits; and for new values, the same bits as a full product.
+  const sd::GpuContext ctx = context();
+  const sd::DeviceCsr<double> da = sd::csr_to_device(o.a, ctx), db = sd::csr_to_device(o.b, ctx);
+  sd::BinnedSpgemm<double> spgemm(da.view(), db.view(), {}, ctx);
+  const sd::DeviceCsr<double> c = spgemm.multiply();
+  sd::DeviceBuffer values(size_t(c.nnz) * sizeof(double), ctx);
+  sd::binned_numeric(da.view(), db.view(), c.view(), values.as<double>(), ctx);
+  CsrMatrix<double> reused = first.c;
+  sd::copy_device_to_host(reused.values.data(), values.data(), values.size(), stream_);
+  EXPECT_TRUE(bitwise_equal(reused, first.c)) << "numeric-only, seed " << seed;
+
+  CsrMatrix<double> a2 = o.a;
+  std::mt19937_64 rng(seed + 7);
+  std::uniform_real_distribution<double> u(-2, 2);
+  for (double& x : a2.values) x = u(rng);
+  const sd::DeviceCsr<double> da2 = sd::csr_to_device(a2, ctx);
+  sd::binned_numeric(da2.view(), db.view(), c.view(), values.as<double>(), ctx);
+  sd::copy_device_to_host(reused.values.data(), values.data(), values.size(), stream_);
+  const Result<double> full2 = multiply<double>(a2, o.b, context());
+  EXPECT_TRUE(bitwise_equal(reused, full2.c)) << "numeric-only with new values, seed " << seed;
+  EXPECT_TRUE(matches_reference(reused, a2, o.b)) << "seed " << seed;
+}
+
+TEST_F(BinnedSpgemm, UnsortedAndTransposedOperands) {
+  const uint64_t seed = sparsetc_test::fresh_seed();
+  const Operands o = mixed(seed);
+  const sd::GpuContext ctx = context();
+  // A with every row's columns shuffled, as device CSR arrays (int32 offsets, int64 indices, base 1).
+  std::vector<int32_t> offsets(o.a.row_ptr.begin(), o.a.row_ptr.end());
+  std::vector<int64_t> indices(o.a.col_idx.size());
+  std::vector<double> values(o.a.values.size());
+  std::mt19937_64 rng(seed);
+  for (int64_t i = 0; i < o.a.rows; ++i) {
+    std::vector<int64_t> order(size_t(o.a.row_ptr[size_t(i + 1)] - o.a.row_ptr[size_t(i)]));
+    std::iota(order.begin(), order.end(), o.a.row_ptr[size_t(i)]);
+    std::shuffle(order.begin(), order.end(), rng);
+    for (size_t q = 0; q < order.size(); ++q) {
+      indices[size_t(o.a.row_ptr[size_t(i)]) + q] = o.a.col_idx[size_t(order[q])] + 1;
+      values[size_t(o.a.row_ptr[size_t(i)]) + q] = o.a.values[size_t(order[q])];
+    }
+  }
+  for (int32_t& x : offsets) x += 1;
+  sd::DeviceBuffer d_offsets(offsets.size() * 4, ctx), d_indices(indices.size() * 8, ctx),
+      d_values(values.size() * 8, ctx);
+  sd::copy_host_to_device(d_offsets.data(), offsets.data(), d_offsets.size(), stream_);
+  sd::copy_host_to_device(d_indices.data(), indices.data(), d_indices.size(), stream_);
+  sd::copy_host_to_device(d_values.data(), values.data(), d_values.size(), stream_);
+  const sd::RawSparse raw{SPARSETC_FORMAT_CSR, o.a.rows,        o.a.cols,          o.a.nnz(),
+                          d_offsets.data(),    d_indices.data(), d_values.data(),  SPARSETC_INDEX_32,
+                          SPARSETC_INDEX_64,   SPARSETC_BASE_ONE, SPARSETC_VALUE_F64};
+  const sd::DeviceCsr<double> sorted = sd::binned::prepare_operand<double>(raw, SPARSETC_DUPLICATES_ERROR, false, ctx);
+  const sd::DeviceCsr<double> db = sd::csr_to_device(o.b, ctx);
+  sd::BinnedSpgemm<double> from_unsorted(sorted.view(), db.view(), {}, ctx);
+  const CsrMatrix<double> got = sd::csr_to_host(from_unsorted.multiply().view(), stream_);
+  EXPECT_TRUE(bitwise_equal(got, multiply<double>(o.a, o.b, ctx).c)) << "seed " << seed;
+
+  // op(B) = B^T with B stored as its transpose: the transpose made on the device.
+  const CsrMatrix<double> bt = sd::transpose(o.b);
+  const sd::DeviceCsr<double> dbt = sd::csr_to_device(bt, ctx);
+  const sd::RawSparse raw_bt{SPARSETC_FORMAT_CSR, bt.rows,          bt.cols,          bt.nnz(),
+                             dbt.row_ptr.data(),  dbt.col_idx.data(), dbt.values.data(), SPARSETC_INDEX_64,
+                             SPARSETC_INDEX_32,   SPARSETC_BASE_ZERO, SPARSETC_VALUE_F64};
+  const sd::DeviceCsr<double> b_again = sd::binned::prepare_operand<double>(raw_bt, SPARSETC_DUPLICATES_ERROR, true, ctx);
+  const sd::DeviceCsr<double> da = sd::csr_to_device(o.a, ctx);
+  sd::BinnedSpgemm<double> transposed(da.view(), b_again.view(), {}, ctx);
+  EXPECT_TRUE(bitwise_equal(sd::csr_to_host(transposed.multiply().view(), stream_), multiply<double>(o.a, o.b, ctx).c))
+      << "seed " << seed;
+}
+
+// 2100 dense rows of 1024 entries times 1024 rows of 1024 columns spread over 100000: 2.25e9
+// products (> 2^31), each row of C the same 1024 columns with exact integer sums.
+TEST_F(BinnedSpgemm, ProductCountBeyondInt32) {
+  const int64_t m = 2100, k = 1024, n = 100000, per_row = 1024;
+  std::mt19937_64 rng(sparsetc_test::fresh_seed());
+  CsrMatrix<float> a, b;
+  a.rows = m;
+  a.cols = k;
+  a.row_ptr.resize(size_t(m + 1));
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < k; ++j) {
+      a.col_idx.push_back(j);
+      a.values.push_back(float(1 + rng() % 3));
+    }
+    a.row_ptr[size_t(i + 1)] = a.nnz();
+  }
+  b.rows = k;
+  b.cols = n;
+  b.row_ptr.resize(size_t(k + 1));
+  std::vector<float> beta(static_cast<size_t>(k));
+  for (int64_t r = 0; r < k; ++r) {
+    beta[size_t(r)] = float(1 + rng() % 2);
+    for (int64_t j = 0; j < per_row; ++j) {
+      b.col_idx.push_back(j * 97);
+      b.values.push_back(beta[size_t(r)]);
+    }
+    b.row_ptr[size_t(r + 1)] = b.nnz();
+  }
+  const sd::GpuContext ctx = context();
+  const sd::DeviceCsr<float> da = sd::csr_to_device(a, ctx), db = sd::csr_to_device(b, ctx);
+  sd::BinnedSpgemm<float> spgemm(da.view(), db.view(), {}, ctx);
+  ASSERT_EQ(spgemm.products(), m * k * per_row);
+  ASSERT_GT(spgemm.products(), int64_t(INT32_MAX));
+  const CsrMatrix<float> c = sd::csr_to_host(spgemm.multiply().view(), stream_);
+  ASSERT_EQ(c.nnz(), m * per_row);
+  for (int64_t i = 0; i < m; ++i) {
+    double want = 0;
+    for (int64_t j = 0; j < k; ++j) want += double(a.values[size_t(i * k + j)]) * double(beta[size_t(j)]);
+    for (int64_t q = 0; q < per_row; ++q) {
+      const size_t p = size_t(i * per_row + q);
+      ASSERT_EQ(c.col_idx[p], q * 97) << "row " << i;
+      ASSERT_EQ(double(c.values[p]), want) << "row " << i;
+    }
+  }
+}
+
+}  // namespace

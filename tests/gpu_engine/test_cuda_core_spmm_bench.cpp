@@ -1,0 +1,239 @@
+// Timings of the CUDA-core SpMM kernels against cuSPARSE SpMM (not a correctness test): runs only
+// with SPARSETC_BENCH=1 on a device, e.g.
+//   SPARSETC_BENCH=1 ./sparsetc_gpu_engine_tests --gtest_filter='CudaCoreSpmmBench.*'
+// SPARSETC_BENCH_SPECS overrides the generated matrices (comma separated, gen/generators.hpp
+// syntax), SPARSETC_BENCH_NS the widths N. fp32 values (A, B, C), row-major B and C, alpha 1, beta 0.
+// Each time is the median of 60 event-timed runs after 5 warm-ups, in the same process and on the
+// same inputs: ours (CSR, DCSR, tiled DCSR; plan creation excluded, printed apart) and cuSPARSE
+// CSR with ALG_DEFAULT, CSR_ALG2 and CSR_ALG3 (after SpMM_preprocess), int32 indices, buffers
+// allocated beforehand. Each line ends with best cuSPARSE / ours; the geometric means close the run.
+// Our CSR result is compared with cuSPARSE's (relative Frobenius difference).
+#include <cuda_runtime_api.h>
+#include <cusparse.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/spmm_plan.hpp"
+#include "gen/generators.hpp"
+#include "gpu/convert/gpu_convert.hpp"
+#include "gpu/spmm/cuda_core/cuda_core_spmm.hpp"
+#include "test_cuda_core_spmm_support.hpp"
+
+namespace {
+
+using namespace cuda_core_test;
+
+constexpr int kRuns = 60;
+constexpr int kWarmup = 5;
+
+double median_ms(cudaStream_t stream, const std::function<void()>& f) {
+  for (int i = 0; i < kWarmup; ++i) f();
+  EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  cudaEvent_t a, b;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
+  std::vector<double> t;
+  for (int r = 0; r < kRuns; ++r) {
+    cudaEventRecord(a, stream);
+    f();
+    cudaEventRecord(b, stream);
+    cudaEventSynchronize(b);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, a, b);
+    t.push_back(ms);
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+std::vector<std::string> list_from_env(const char* name, std::vector<std::string> fallback) {
+  const char* env = std::getenv(name);
+  if (!env) return fallback;
+  std::vector<std::string> out;
+  std::stringstream in(env);
+  for (std::string s; std::getline(in, s, ',');) out.push_back(s);
+  return out;
+}
+
+#define CUSPARSE_OK(call) ASSERT_EQ((call), CUSPARSE_STATUS_SUCCESS) << #call
+
+TEST(CudaCoreSpmmBench, VersusCusparse) {
+  SKIP_WITHOUT_DEVICE();
+  if (!std::getenv("SPARSETC_BENCH")) GTEST_SKIP() << "set SPARSETC_BENCH=1 to time the kernels";
+  const auto specs = list_from_env("SPARSETC_BENCH_SPECS",
+                                   {"rmat:16:16", "uniform:200000:16", "poisson2d5:1024", "band:16384:64"});
+  std::vector<int64_t> ns;
+  for (const std::string& s : list_from_env("SPARSETC_BENCH_NS", {"8", "32", "128", "512"})) ns.push_back(std::stoll(s));
+  cudaDeviceProp prop{};
+  int device = 0;
+  cudaGetDevice(&device);
+  cudaGetDeviceProperties(&prop, device);
+  std::printf("device: %s (%d SMs)\n", prop.name, prop.multiProcessorCount);
+  std::printf("%-18s %4s %8s | %7s %7s %7s | %7s %7s %7s | %8s %8s %8s | %6s %6s | %7s %8s\n", "matrix", "N", "nnz",
+              "csr", "dcsr", "tiled", "groups", "rps1", "rps16", "cus-def", "cus-alg2", "cus-alg3", "best", "csr",
+              "GFLOP/s", "rel.diff");
+
+  GpuHandle g;
+  cusparseHandle_t cus;
+  CUSPARSE_OK(cusparseCreate(&cus));
+  CUSPARSE_OK(cusparseSetStream(cus, g.stream));
+  std::vector<double> ratio_best, ratio_csr;
+  for (const std::string& spec : specs) {
+    const sd::CsrMatrix<double> a = sd::generate(spec, 12345);
+    const int64_t nnz = a.nnz();
+    DeviceMatrix da = upload(g, a);
+    const sd::DeviceCsr<float> csr = sd::gpu_normalize<float>(da.matrix->layout, SPARSETC_DUPLICATES_ERROR, g.gpu());
+    const sd::CoreRows rows{csr.rows, csr.cols, csr.rows, csr.nnz, nullptr, csr.row_ptr.as<const int64_t>(),
+                            csr.col_idx.as<const int32_t>(), csr.values.data()};
+    // cuSPARSE's copy: int32 offsets and indices, f32 values.
+    std::vector<int32_t> rp(a.row_ptr.begin(), a.row_ptr.end()), ci(a.col_idx.begin(), a.col_idx.end());
+    std::vector<float> vals(a.values.begin(), a.values.end());
+    sd::DeviceBuffer d_rp(rp.size() * 4, g.gpu()), d_ci(std::max<size_t>(ci.size(), 1) * 4, g.gpu()),
+        d_val(std::max<size_t>(vals.size(), 1) * 4, g.gpu());
+    sd::copy_host_to_device(d_rp.data(), rp.data(), rp.size() * 4, g.stream);
+    sd::copy_host_to_device(d_ci.data(), ci.data(), ci.size() * 4, g.stream);
+    sd::copy_host_to_device(d_val.data(), vals.data(), vals.size() * 4, g.stream);
+    cusparseSpMatDescr_t mat;
+    CUSPARSE_OK(cusparseCreateCsr(&mat, a.rows, a.cols, nnz, d_rp.data(), d_ci.data(), d_val.data(), CUSPARSE_INDEX_32I,
+                                  CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
+    for (int64_t n : ns) {
+      Dense B(a.cols, n, SPARSETC_ORDER_ROW, SPARSETC_VALUE_F32, 0, 0);
+      Dense C(a.rows, n, SPARSETC_ORDER_ROW, SPARSETC_VALUE_F32, 0, 0);
+      {
+        // Values in [-1, 1) from a multiplicative hash (gigabytes of B: a fast generator).
+        auto* b = reinterpret_cast<float*>(B.host.data());
+        for (int64_t i = 0; i < a.cols * n; ++i)
+          b[i] = float((uint32_t(uint64_t(i + 1) * 2654435761ull) >> 8) & 0xffff) / 32768.0f - 1.0f;
+      }
+      B.to_device(g);
+      C.to_device(g);
+      Dense Cref(a.rows, n, SPARSETC_ORDER_ROW, SPARSETC_VALUE_F32, 0, 0);
+      std::fill(Cref.host.begin(), Cref.host.end(), 0);  // cuSPARSE may scale C by beta = 0
+      Cref.to_device(g);
+
+      // Ours.
+      sd::SpmmProblem problem;
+      problem.A = da.matrix.get();
+      problem.B = B.shape();
+      problem.C = C.shape();
+      problem.compute = SPARSETC_COMPUTE_32F;
+      double ours[3] = {0, 0, 0}, build_ms[3] = {0, 0, 0};
+      const sparsetc_spmm_alg_t algs[3] = {SPARSETC_SPMM_ALG_CSR, SPARSETC_SPMM_ALG_DCSR, SPARSETC_SPMM_ALG_TILED_DCSR};
+      std::vector<float> c_csr;
+      for (int i = 0; i < 3; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        auto e = sd::make_cuda_core_spmm(g.handle, problem, algs[i]);
+        cudaStreamSynchronize(g.stream);
+        build_ms[i] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        sd::DeviceBuffer ws(std::max<size_t>(e->workspace_size(), 16), g.gpu());
+        ours[i] = median_ms(g.stream, [&] { e->execute(1.0, B.desc(), 0.0, C.desc(), ws.data(), ws.size()); });
+        if (i == 0) {
+          C.to_host(g);
+          c_csr.assign(reinterpret_cast<const float*>(C.host.data()),
+                       reinterpret_cast<const float*>(C.host.data()) + a.rows * n);
+        }
+      }
+
+      // Variants of the CSR schedule: groups of lanes per row; streams of 1 and of 16 rows.
+      double variants[3] = {0, 0, 0};
+      {
+        sd::RowScheduleOptions options[3];
+        options[0].short_rows = 0;
+        options[1].short_rows = options[2].short_rows = 1;
+        options[1].rows_per_stream = 1;
+        options[2].rows_per_stream = 16;
+        sd::CoreDenseArgs args;
+        args.n = n;
+        args.B = B.device.data();
+        args.ldb = n;
+        args.C = C.device.data();
+        args.ldc = n;
+        for (int i = 0; i < 3; ++i) {
+          sd::RowSchedule schedule = sd::make_row_schedule(rows, sd::CorePrecision::f32, n, nullptr, g.gpu(), options[i]);
+          sd::DeviceBuffer ws(std::max<size_t>(schedule.workspace_bytes, 16), g.gpu());
+          variants[i] = median_ms(g.stream, [&] {
+            sd::row_spmm(rows, sd::CorePrecision::f32, schedule, args, ws.data(), g.stream);
+          });
+        }
+      }
+
+      // cuSPARSE.
+      cusparseDnMatDescr_t db, dc;
+      CUSPARSE_OK(cusparseCreateDnMat(&db, a.cols, n, n, B.device.data(), CUDA_R_32F, CUSPARSE_ORDER_ROW));
+      CUSPARSE_OK(cusparseCreateDnMat(&dc, a.rows, n, n, Cref.device.data(), CUDA_R_32F, CUSPARSE_ORDER_ROW));
+      const float one = 1.0f, zero = 0.0f;
+      const cusparseSpMMAlg_t cus_algs[3] = {CUSPARSE_SPMM_ALG_DEFAULT, CUSPARSE_SPMM_CSR_ALG2, CUSPARSE_SPMM_CSR_ALG3};
+      double theirs[3] = {0, 0, 0};
+      for (int i = 0; i < 3; ++i) {
+        size_t bytes = 0;
+        cusparseStatus_t st = cusparseSpMM_bufferSize(cus, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                                      CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, db, &zero, dc,
+                                                      CUDA_R_32F, cus_algs[i], &bytes);
+        if (st != CUSPARSE_STATUS_SUCCESS) {
+          theirs[i] = NAN;
+          continue;
+        }
+        sd::DeviceBuffer buf(std::max<size_t>(bytes, 16), g.gpu());
+        if (cus_algs[i] == CUSPARSE_SPMM_CSR_ALG3) {
+          CUSPARSE_OK(cusparseSpMM_preprocess(cus, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                              &one, mat, db, &zero, dc, CUDA_R_32F, cus_algs[i], buf.data()));
+        }
+        bool ok = true;
+        theirs[i] = median_ms(g.stream, [&] {
+          ok = ok && cusparseSpMM(cus, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat,
+                                  db, &zero, dc, CUDA_R_32F, cus_algs[i], buf.data()) == CUSPARSE_STATUS_SUCCESS;
+        });
+        if (!ok) theirs[i] = NAN;
+      }
+      cusparseDestroyDnMat(db);
+      cusparseDestroyDnMat(dc);
+      Cref.to_host(g);
+      double num = 0, den = 0;
+      const auto* ref = reinterpret_cast<const float*>(Cref.host.data());
+      for (int64_t i = 0; i < a.rows * n; ++i) {
+        num += (double(c_csr[size_t(i)]) - ref[i]) * (double(c_csr[size_t(i)]) - ref[i]);
+        den += double(ref[i]) * ref[i];
+      }
+      const double rel = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+      EXPECT_LT(rel, 1e-5) << spec << " N " << n << ": our CSR result differs from cuSPARSE's";
+
+      double best_theirs = INFINITY, best_ours = INFINITY;
+      for (double t : theirs)
+        if (std::isfinite(t)) best_theirs = std::min(best_theirs, t);
+      for (double t : ours) best_ours = std::min(best_ours, t);
+      ratio_best.push_back(best_theirs / best_ours);
+      ratio_csr.push_back(best_theirs / ours[0]);
+      std::printf(
+          "%-18s %4lld %8lld | %7.4f %7.4f %7.4f | %7.4f %7.4f %7.4f | %8.4f %8.4f %8.4f | %5.2fx %5.2fx | %7.0f %8.1e\n",
+          spec.c_str(), (long long)n, (long long)nnz, ours[0], ours[1], ours[2], variants[0], variants[1], variants[2],
+          theirs[0], theirs[1], theirs[2], best_theirs / best_ours, best_theirs / ours[0],
+          2.0 * nnz * n / (best_ours * 1e6), rel);
+      std::printf("%-18s %4s plan creation ms: csr %.1f dcsr %.1f tiled %.1f\n", "", "", build_ms[0], build_ms[1],
+                  build_ms[2]);
+      std::fflush(stdout);
+    }
+    cusparseDestroySpMat(mat);
+  }
+  cusparseDestroy(cus);
+  auto geomean = [](const std::vector<double>& v) {
+    double s = 0;
+    for (double x : v) s += std::log(x);
+    return v.empty() ? 0.0 : std::exp(s / double(v.size()));
+  };
+  std::printf("geomean speedup over the best cuSPARSE fp32 variant: best of ours %.3fx, CSR kernel %.3fx (%zu cases)\n",
+              geomean(ratio_best), geomean(ratio_csr), ratio_best.size());
+}
+
+}  // namespace
