@@ -7,7 +7,10 @@
 //   cusparse_alg{1,2,3}/T/pool    the same with all of those from a stream-ordered pool whose release
 //                                 threshold is raised: after warm-up, allocations are served from cache
 //   sparsetc/T/api                sparsetc_spgemm_plan_create + _symbolic + _numeric (creating C) +
-//                                 plan destroy, through the C API, as a caller does it
+//                                 plan destroy, through the C API, as a caller does it (ALG_AUTO)
+//   sparsetc/T/binned             the same forced to SPARSETC_SPGEMM_ALG_BINNED_MERGE_PATH; every
+//                                 allocation of ours (operands' canonical copies, C~, C) inside the
+//                                 timed call, the library's peak memory reported
 // Each timed run frees the previous run's C first, so one run = one C allocated and one freed.
 // A failure such as CUSPARSE_STATUS_INSUFFICIENT_RESOURCES or an allocation beyond the device's
 // memory is recorded as a failed variant.
@@ -225,7 +228,9 @@ class CusparseSpgemm final : public Variant {
 
 class SparsetcSpgemm final : public Variant {
  public:
-  SparsetcSpgemm(Context& ctx, SpgemmMatrix& mat, cudaDataType type) : ctx_(ctx), mat_(mat), type_(type) {}
+  SparsetcSpgemm(Context& ctx, SpgemmMatrix& mat, cudaDataType type,
+                 sparsetc_spgemm_alg_t alg = SPARSETC_SPGEMM_ALG_AUTO)
+      : ctx_(ctx), mat_(mat), type_(type), alg_(alg) {}
 
   void setup() override {
     sparsetc_handle_t h = ctx_.stc;
@@ -252,7 +257,7 @@ class SparsetcSpgemm final : public Variant {
     StcSpgemmPlan plan;
     const sparsetc_compute_type_t compute = type_ == CUDA_R_64F ? SPARSETC_COMPUTE_64F : SPARSETC_COMPUTE_32F;
     BENCH_STC(h, sparsetc_spgemm_plan_create(h, &plan.p, SPARSETC_OP_NON_TRANSPOSE, a_.m, SPARSETC_OP_NON_TRANSPOSE,
-                                             b_.m ? b_.m : a_.m, compute, SPARSETC_SPGEMM_ALG_AUTO, nullptr));
+                                             b_.m ? b_.m : a_.m, compute, alg_, nullptr));
     int64_t nnz = 0;
     BENCH_STC(h, sparsetc_spgemm_symbolic(plan.p, &nnz));
     BENCH_STC(h, sparsetc_spgemm_numeric(plan.p, &c_.m));
@@ -300,6 +305,7 @@ class SparsetcSpgemm final : public Variant {
   Context& ctx_;
   SpgemmMatrix& mat_;
   cudaDataType type_;
+  sparsetc_spgemm_alg_t alg_;
   StcMatrix a_, b_, c_;
   std::string note_;
   int64_t memory_mark_ = -1;
@@ -372,6 +378,15 @@ void run_spgemm_suite(Context& ctx, const MatrixInput& input) {
     r.alg = "SPARSETC_SPGEMM_ALG_AUTO";
     r.mode = "api";
     consider(r, [&] { return std::make_unique<SparsetcSpgemm>(ctx, *mat, t); });
+    Result binned = typed;
+    binned.variant = "sparsetc/" + tn + "/binned";
+    binned.provider = "sparsetc";
+    binned.format = "csr";
+    binned.alg = "SPARSETC_SPGEMM_ALG_BINNED_MERGE_PATH";
+    binned.mode = "api";
+    consider(binned, [&] {
+      return std::make_unique<SparsetcSpgemm>(ctx, *mat, t, SPARSETC_SPGEMM_ALG_BINNED_MERGE_PATH);
+    });
   }
   report_case(ctx.results, first, clock);
 }

@@ -99,16 +99,19 @@ class BinnedSpgemmExecutor final : public SpgemmExecutor {
   void make_pipeline() {
     BinnedSpgemmOptions options;
     options.memory_budget = problem_.memory_budget;
+    options.b_rows_unique = b_unique_;
     pipeline_ = std::make_unique<BinnedSpgemm<V>>(a_.view(), b().view(), options, handle_.gpu());
   }
 
   void load_operands() {
     const GpuContext context = handle_.gpu();
+    bool a_unique = true, b_unique = true;
     a_ = binned::prepare_operand<V>(problem_.A->layout, problem_.A->duplicates,
-                                    problem_.op_a == SPARSETC_OP_TRANSPOSE, context);
+                                    problem_.op_a == SPARSETC_OP_TRANSPOSE, context, &a_unique);
     if (!b_is_a())
       b_ = binned::prepare_operand<V>(problem_.B->layout, problem_.B->duplicates,
-                                      problem_.op_b == SPARSETC_OP_TRANSPOSE, context);
+                                      problem_.op_b == SPARSETC_OP_TRANSPOSE, context, &b_unique);
+    b_unique_ = b_is_a() ? a_unique : b_unique;
     versions_ = current_versions();
   }
 
@@ -150,6 +153,7 @@ class BinnedSpgemmExecutor final : public SpgemmExecutor {
   SpgemmProblem problem_;
   DeviceCsr<V> a_, b_;
   std::pair<uint64_t, uint64_t> versions_;
+  bool b_unique_ = true;
   std::unique_ptr<BinnedSpgemm<V>> pipeline_;
   DeviceCsr<V> c_;  // pattern (and, until the first numeric, the values) of C
   bool first_values_ready_ = false;

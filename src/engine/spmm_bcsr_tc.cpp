@@ -54,18 +54,20 @@ bool names_tc_precision(const SpmmProblem& p) {
          (p.compute == SPARSETC_COMPUTE_64F && a == SPARSETC_VALUE_F64);
 }
 
-// AUTO's model: the tensor cores move padded blocks (bytes ~ 1 / fill per stored entry) but
-// read each B slab once per block instead of once per entry; they win once blocks fill past a
-// threshold that falls with N (more columns amortise the padding). Fitted on the structured and
-// real suites of docs/performance.md (H200).
+// AUTO's rule, fitted on the H200 run of docs/performance.md (band, 27-point Poisson, scrambled
+// blocks against the best cuSPARSE variant, Blocked-ELL included): this kernel wins at N <= 32
+// where the blocks hold enough entries (1.2-1.8x at N = 8, 1.15-1.35x at N = 32 on bands and
+// stencils) and loses from N = 128 on (0.6-0.7x: Blocked-ELL's wide tiles are faster there), so it
+// is not chosen for wide B until it wins there.
 bool predicted_faster(double fill, int64_t n) {
-  const double threshold = n <= 8 ? 0.30 : n <= 32 ? 0.20 : 0.12;
-  return fill >= threshold;
+  if (n <= 8) return fill >= 0.15;
+  if (n <= 32) return fill >= 0.30;
+  return false;
 }
 
 // Above this block fill the identity order is kept without trying 1-SA: little is left to gain.
 constexpr double kFillWorthReordering = 0.70;
-// 1-SA must remove at least this fraction of the blocks to be used (reorder::choose's rule).
+// 1-SA must remove at least this fraction of the blocks to be used (reorder::choose's threshold).
 constexpr double kMinBlockReduction = 0.05;
 
 class BcsrTcSpmm final : public SpmmExecutor {
@@ -159,26 +161,51 @@ class BcsrTcSpmm final : public SpmmExecutor {
     if (!reordered_by_caller && problem_.op == SPARSETC_OP_NON_TRANSPOSE && operand_.blocks > 0 &&
         operand_.fill() < kFillWorthReordering) {
       const auto start = std::chrono::steady_clock::now();
-      const DeviceCsr<float> csr = gpu_normalize<float>(problem_.A->layout, problem_.A->duplicates, handle_.gpu());
-      const CsrMatrix<float> host = csr_to_host(csr.view(), handle_.stream);
-      const reorder::Pattern pattern{host.rows, host.cols, host.row_ptr.data(), host.col_idx.data()};
-      reorder::Options options;
-      options.block_height = operand_.shape.height;
-      options.block_width = operand_.shape.width;
-      options.threads = handle_.threads;
-      reorder::AutoChoice choice = reorder::choose(pattern, options, kMinBlockReduction);
+      permutation_ = one_sa_order();
       reorder_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (choice.method != reorder::Method::identity) {
-        permutation_ = std::move(choice.blocking.permutation);
-        build(permutation_);
-      }
+      if (!permutation_.empty()) build(permutation_);
     }
     // Row i of the multiplied matrix is original row map[i]: the caller's reordering composed with ours.
-    const std::vector<int64_t> map = reorder::compose(problem_.A->row_permutation, permutation_);
+    const std::vector<int64_t>& caller = problem_.A->row_permutation;
+    const std::vector<int64_t> map =
+        permutation_.empty() ? caller : caller.empty() ? permutation_ : reorder::compose(caller, permutation_);
     if (!map.empty() && !reorder::is_identity(map)) {
       row_map_ = DeviceBuffer(map.size() * sizeof(int64_t), handle_.gpu());
       copy_host_to_device(row_map_.data(), map.data(), map.size() * sizeof(int64_t), handle_.stream);
     }
+  }
+
+  // 1-SA's order for the kernel's blocks, or empty when it does not pay. The candidates are plain
+  // 1-SA and its variant with groups capped at the block height and topped up to it (SMaT's); one
+  // qualifies when it removes at least kMinBlockReduction of the blocks and its longest block row
+  // is no longer than the identity's. The balance rule is the longest block row, not the spread
+  // of block-row lengths (reorder::choose's): the kernel splits long block rows across CTAs, so
+  // only a longer critical path costs time, while gathering scrambled blocks back into few dense
+  // block rows always widens the spread.
+  std::vector<int64_t> one_sa_order() {
+    const DeviceCsr<float> csr = gpu_normalize<float>(problem_.A->layout, problem_.A->duplicates, handle_.gpu());
+    const CsrMatrix<float> host = csr_to_host(csr.view(), handle_.stream);
+    const reorder::Pattern pattern{host.rows, host.cols, host.row_ptr.data(), host.col_idx.data()};
+    const int64_t h = operand_.shape.height, w = operand_.shape.width;
+    reorder::Options plain;
+    plain.block_height = h;
+    plain.block_width = w;
+    plain.threads = handle_.threads;
+    reorder::Options aligned = plain;
+    aligned.max_group_height = h;
+    aligned.pad_groups = true;
+    const reorder::Quality identity = reorder::measure(pattern, nullptr, {}, h, w, handle_.threads);
+    std::vector<int64_t> best;
+    int64_t best_blocks = int64_t(double(identity.blocks) * (1.0 - kMinBlockReduction));
+    for (const reorder::Options& options : {plain, aligned}) {
+      reorder::Blocking blocking = reorder::one_sa(pattern, options);
+      const reorder::Quality q = reorder::measure(pattern, blocking.permutation.data(), {}, h, w, handle_.threads);
+      if (q.blocks < best_blocks && q.blocks_per_block_row_max <= identity.blocks_per_block_row_max) {
+        best_blocks = q.blocks;
+        best = std::move(blocking.permutation);
+      }
+    }
+    return best;
   }
 
   std::string describe() const {
@@ -187,7 +214,7 @@ class BcsrTcSpmm final : public SpmmExecutor {
     if (!permutation_.empty())
       text += str(", 1-SA reordering: ", identity_blocks_, " -> ", operand_.blocks, " blocks");
     else if (reorder_seconds_ > 0)
-      text += ", 1-SA kept the original order (no fewer blocks without a worse balance)";
+      text += ", original order kept (1-SA found no order with fewer blocks and no longer block row)";
     return text + str(", preprocessing ", preprocess_seconds_ * 1e3, " ms");
   }
 

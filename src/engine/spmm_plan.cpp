@@ -89,9 +89,18 @@ std::unique_ptr<sparsetc_spmm_plan_s> make_spmm_plan(sparsetc_handle_s& handle, 
       require(!reordered, SPARSETC_STATUS_NOT_SUPPORTED,
               "a row-reordered device matrix is multiplied on the tensor cores only (f16/bf16 with COMPUTE_32F, "
               "f32 with COMPUTE_TF32, f64 with COMPUTE_64F, op(A) = A)");
-      plan->alg = SPARSETC_SPMM_ALG_CUSPARSE;
-      plan->reason = plan->reason.empty() ? "device operands: cuSPARSE" : "cuSPARSE; " + plan->reason;
-      plan->executor = make_cusparse_spmm(handle, plan->problem);
+      // The CSR kernel beats cuSPARSE on most matrices (docs/performance.md); cuSPARSE serves the
+      // type combinations the kernel does not take.
+      try {
+        plan->executor = make_cuda_core_spmm(handle, plan->problem, SPARSETC_SPMM_ALG_CSR);
+        plan->alg = SPARSETC_SPMM_ALG_CSR;
+        plan->reason = plan->reason.empty() ? "CSR kernel" : "CSR kernel; " + plan->reason;
+      } catch (const Error& e) {
+        if (e.status() != SPARSETC_STATUS_NOT_SUPPORTED) throw;
+        plan->alg = SPARSETC_SPMM_ALG_CUSPARSE;
+        plan->reason = str("cuSPARSE (", e.what(), ")");
+        plan->executor = make_cusparse_spmm(handle, plan->problem);
+      }
       break;
     case SPARSETC_SPMM_ALG_CPU:
       require(!on_device, SPARSETC_STATUS_NOT_SUPPORTED,
@@ -118,6 +127,11 @@ std::unique_ptr<sparsetc_spmm_plan_s> make_spmm_plan(sparsetc_handle_s& handle, 
     case SPARSETC_SPMM_ALG_CSR:
     case SPARSETC_SPMM_ALG_DCSR:
     case SPARSETC_SPMM_ALG_TILED_DCSR:
+      require(on_device, SPARSETC_STATUS_NOT_SUPPORTED, "SpMM algorithm ", alg, " needs device operands");
+      plan->alg = alg;
+      plan->reason = "requested";
+      plan->executor = make_cuda_core_spmm(handle, plan->problem, alg);
+      break;
     case SPARSETC_SPMM_ALG_VBR_CUBLAS:
       fail(SPARSETC_STATUS_NOT_SUPPORTED, "SpMM algorithm ", alg, " is not available in this version");
     default:

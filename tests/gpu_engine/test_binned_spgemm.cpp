@@ -21,6 +21,7 @@
 #include "core/error.hpp"
 #include "cpu/cpu_kernels.hpp"
 #include "formats/convert.hpp"
+#include "gen/generators.hpp"
 #include "gpu/convert/gpu_convert.hpp"
 #include "gpu/device_memory.hpp"
 #include "gpu/spgemm/binned/binned_spgemm.hpp"
@@ -312,6 +313,27 @@ TEST_F(BinnedSpgemm, BitwiseIdenticalAcrossRepeatsPanelsGrowthAndNumericReuse) {
   const Result<double> full2 = multiply<double>(a2, o.b, context());
   EXPECT_TRUE(bitwise_equal(reused, full2.c)) << "numeric-only with new values, seed " << seed;
   EXPECT_TRUE(matches_reference(reused, a2, o.b)) << "seed " << seed;
+}
+
+// Band rows of 201 entries: u = 201^2 > 8192 with a 401-column window, the merge kernel's dense
+// mode; against the reference, and bit for bit against numeric-only (a different kernel).
+TEST_F(BinnedSpgemm, DenseWindowRowsMatchReferenceAndNumericReuse) {
+  const uint64_t seed = sparsetc_test::fresh_seed();
+  CsrMatrix<double> a = sd::generate_band(3001, 100, seed), b = sd::generate_band(3001, 100, seed + 1);
+  for (size_t p = 0; p < a.values.size(); p += 7) a.values[p] = 0;  // explicit zeros stay in the pattern
+  const Result<double> run = multiply<double>(a, b, context());
+  EXPECT_GT(run.stats.bin_rows[sd::binned::kMergeBin], 2000);
+  EXPECT_TRUE(matches_reference(run.c, a, b)) << "seed " << seed;
+  const sd::GpuContext ctx = context();
+  const sd::DeviceCsr<double> da = sd::csr_to_device(a, ctx), db = sd::csr_to_device(b, ctx);
+  const sd::DeviceCsr<double> pattern = sd::csr_to_device(run.c, ctx);
+  sd::DeviceBuffer values(size_t(pattern.nnz) * sizeof(double), ctx);
+  sd::binned_numeric(da.view(), db.view(), pattern.view(), values.as<double>(), ctx);
+  CsrMatrix<double> reused = run.c;
+  sd::copy_device_to_host(reused.values.data(), values.data(), values.size(), stream_);
+  EXPECT_TRUE(bitwise_equal(reused, run.c)) << "seed " << seed;
+  const Result<float> single = multiply<float>(rounded<float>(a), rounded<float>(b), context());
+  EXPECT_TRUE(matches_reference(single.c, rounded<float>(a), rounded<float>(b))) << "seed " << seed;
 }
 
 TEST_F(BinnedSpgemm, UnsortedAndTransposedOperands) {

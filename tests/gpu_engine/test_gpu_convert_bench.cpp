@@ -138,12 +138,13 @@ TEST(GpuConvertBench, Timings) {
       });
       const double ms = time_ms(stream, [&] { sd::gpu_csr_to_csc(v, ctx); });
       report("csr_to_csc", ms, csr_bytes + 8 * (cols + 1) + 12 * nnz, cus);
-      for (int bits : {7}) {  // narrower digits: more passes, longer runs per tile
+      for (int bits : {11, 7}) {  // the digit_sort.cuh passes instead of the radix sort, for comparison
         const double t = time_ms(stream, [&] {
           sd::DeviceBuffer p, i, x;
           sd::gpuconv::transpose_compressed(v.rows, v.cols, v.nnz, v.row_ptr, v.col_idx, v.values, p, i, x, ctx, bits);
         });
-        report("  with " + std::to_string(bits) + "-bit digits", t, csr_bytes + 8 * (cols + 1) + 12 * nnz, cus);
+        report("  digit passes of <= " + std::to_string(bits) + " bits", t, csr_bytes + 8 * (cols + 1) + 12 * nnz,
+               cus);
       }
     }
     // ---- The C API's CSR -> CSC of int32/f32 arrays: the direct transpose, the general path

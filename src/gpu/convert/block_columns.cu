@@ -8,10 +8,13 @@
 // to the non-zero words only, whose bits are listed in order (a warp prefix sum of popcounts) and
 // cleared. The next window starts at the smallest column block left in any row, so empty windows
 // are never visited. Cost: every entry read once, plus one 32-wide load per row and window, plus
-// work proportional to the distinct blocks. Lanes that fall in the same bitmap word combine their
-// bits first (a segmented OR by shuffles), so dense rows cost one shared atomic per word, not per
-// entry. Groups of more than 4096 entries (power-law hubs) go to a second kernel instead, one CTA
-// per group with a 64 KB window (524288 column blocks), 256 entries per step. A group's list is
+// work proportional to the distinct blocks. A group of at most 32 rows whose blocks span at most
+// four windows reads its entries instead as one contiguous range, once per window, four loads per
+// lane in flight (no chain of loads row after row; measured on an H200, 1.3-1.7x faster). Lanes
+// that fall in the same bitmap word combine their bits first (a segmented OR by shuffles), so
+// dense rows cost one shared atomic per word, not per entry. Groups of more than 4096 entries
+// (power-law hubs) go to a second kernel instead, one CTA per group with a 64 KB window (524288
+// column blocks), 1024 entries per step. A group's list is
 // written at its first entry's position (it has at most as many blocks as entries); after the scan
 // of the counts (one read back: the total), one warp per group copies its list to block_col.
 #include <algorithm>
@@ -30,6 +33,8 @@ constexpr int kGroupWarps = 8;
 constexpr int kHeavyWords = 16384;              // heavy groups: 524288 column blocks per window
 constexpr int kHeavySummary = kHeavyWords / 32;
 constexpr int64_t kHeavyEntries = 4096;         // groups with more entries take the CTA kernel
+constexpr int kHeavyUnroll = 4;                 // entries per thread and step of the CTA kernel
+constexpr int kHeavyStep = kThreads * kHeavyUnroll;
 constexpr int kFlatWindows = 4;                 // short groups spanning at most this many windows: flat reads
 constexpr int kFlatUnroll = 4;                  // 32-entry loads in flight per lane
 
@@ -200,7 +205,8 @@ __global__ void __launch_bounds__(kGroupWarps * 32)
 
 // Groups of more than kHeavyEntries entries, one CTA each (the list of them and its length come
 // from cub::DeviceSelect on the device). Same algorithm as distinct_blocks_kernel with the CTA's
-// 256 threads on each row and a 64 KB window; the listing is a CTA prefix sum.
+// 256 threads on each row, 1024 entries a step, and a 64 KB window; the listing is a CTA prefix
+// sum.
 __global__ void __launch_bounds__(kThreads)
     distinct_blocks_heavy_kernel(Groups groups_of, const int64_t* __restrict__ which,
                                  const int64_t* __restrict__ which_count, const int32_t* __restrict__ col_idx,
@@ -210,6 +216,9 @@ __global__ void __launch_bounds__(kThreads)
   extern __shared__ uint32_t shared_bits[];
   __shared__ typename Scan::TempStorage scan_temp;
   __shared__ uint32_t shared_min, shared_next;
+  __shared__ int shared_first[2];  // per step, alternately: the first position outside the window
+  if (threadIdx.x < 2) shared_first[threadIdx.x] = kHeavyStep;
+  int step = 0;
   uint32_t* bits = shared_bits;
   uint32_t* summary = bits + kHeavyWords;
   const int tid = threadIdx.x;
@@ -239,16 +248,35 @@ __global__ void __launch_bounds__(kThreads)
       for (int64_t r = r0; r < r1; ++r) {
         int64_t c = row_cursor[r];
         const int64_t e = row_ptr[r + 1];
-        while (true) {
-          const int64_t k = c + tid;
-          const uint32_t bc = k < e ? uint32_t(__ldg(col_idx + k)) / width : kNone;
-          const bool inside = k < e && uint64_t(bc) < w1;
-          set_bits(bits, summary, inside, bc - w0);
-          const int n = __syncthreads_count(inside);  // a prefix: rows are sorted
-          if (tid == n) shared_next = bc;
+        while (true) {  // kHeavyStep entries per step, position u * kThreads + tid for thread tid
+          uint32_t bc[kHeavyUnroll];
+#pragma unroll
+          for (int u = 0; u < kHeavyUnroll; ++u) {
+            const int64_t k = c + u * kThreads + tid;
+            bc[u] = k < e ? uint32_t(__ldg(col_idx + k)) / width : kNone;
+          }
+          int first_out = kHeavyStep;  // the first position of this thread outside the window
+#pragma unroll
+          for (int u = kHeavyUnroll - 1; u >= 0; --u) {
+            const bool inside = bc[u] != kNone && uint64_t(bc[u]) < w1;
+            set_bits(bits, summary, inside, bc[u] - w0);
+            if (!inside) first_out = u * kThreads + tid;
+          }
+          atomicMin(&shared_first[step & 1], first_out);  // inside is a prefix: rows are sorted
+          __syncthreads();
+          const int n = shared_first[step & 1];
+          if (tid == 0) shared_first[(step & 1) ^ 1] = kHeavyStep;
+          if (n < kHeavyStep && tid == n % kThreads) {
+            uint32_t at_n = bc[0];
+#pragma unroll
+            for (int u = 1; u < kHeavyUnroll; ++u)
+              if (u == n / kThreads) at_n = bc[u];
+            shared_next = at_n;
+          }
+          ++step;
           __syncthreads();
           c += n;
-          if (n < kThreads) break;
+          if (n < kHeavyStep) break;
         }
         following = min(following, shared_next);
         if (tid == 0) row_cursor[r] = c;

@@ -13,11 +13,12 @@ namespace sparsetc::detail::gpuconv {
 // Transposes a compressed structure of `outer` lists over `inner` indices (CSR -> CSC, or CSC ->
 // CSR): out_ptr (int64, inner + 1), out_idx (int32, nnz), out_val (V, nnz), each output list sorted.
 // Requires outer and inner <= 2^31 - 1 and nnz <= 2^33 - 1. Deterministic; no synchronisation.
-// max_digit_bits: the widest radix digit (1..11; fewer bits, more passes), for tuning.
+// engine_digit_bits (for measurements): 0 picks the sort by the inner dimension; 1..11 forces
+// digit_sort.cuh's passes with digits of at most that many bits.
 template <typename V>
 void transpose_compressed(int64_t outer, int64_t inner, int64_t nnz, const int64_t* ptr, const int32_t* idx,
                           const V* val, DeviceBuffer& out_ptr, DeviceBuffer& out_idx, DeviceBuffer& out_val,
-                          const GpuContext& context, int max_digit_bits = 11);
+                          const GpuContext& context, int engine_digit_bits = 0);
 
 // The same transpose straight from a caller's arrays into a caller's types (the device side of
 // sparsetc_matrix_convert between CSR and CSC): offsets of ptr_type and int32 indices, both with

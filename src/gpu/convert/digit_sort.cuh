@@ -52,16 +52,6 @@ struct CsrSource {
   __device__ uint32_t col(int64_t j) const { return uint32_t(int64_t(__ldg(idx + j)) - base); }
   __device__ W value(int64_t j) const { return __ldg(val + j); }
   __device__ int64_t offset(int64_t r) const { return int64_t(__ldg(ptr + r)) - base; }
-  __device__ uint32_t row(int64_t) const { return 0; }
-  // The row of entry j: the last r in [lo, hi) with offset(r) <= j, given offset(lo) <= j.
-  __device__ int64_t row_of(int64_t j, int64_t lo, int64_t hi) const {
-    while (hi - lo > 1) {
-      const int64_t mid = (lo + hi) >> 1;
-      if (offset(mid) <= j) lo = mid;
-      else hi = mid;
-    }
-    return lo;
-  }
 };
 
 // Later passes: the entries of the previous pass (column, row, value word).
@@ -74,8 +64,6 @@ struct ArraySource {
   __device__ uint32_t col(int64_t j) const { return __ldg(cols + j); }
   __device__ W value(int64_t j) const { return __ldg(vals + j); }
   __device__ uint32_t row(int64_t j) const { return __ldg(rows + j); }
-  __device__ int64_t row_of(int64_t, int64_t lo, int64_t) const { return lo; }
-  __device__ int64_t offset(int64_t) const { return 0; }
 };
 
 // Where a pass writes entry g of the sorted order: col[g] (when given), row[g] + row_base, val[g];

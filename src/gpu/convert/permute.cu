@@ -2,9 +2,10 @@
 //
 // The new offsets are an inclusive scan of the gathered row lengths (read through an iterator, no
 // lengths array), and one merge-path pass over the new structure copies every entry: each CTA
-// takes an equal share of (rows + entries), stages the start and source shift of its rows in
-// shared memory (one gather per row), and copies its entries with consecutive threads on
-// consecutive entries (reads and writes coalesced along the rows, balanced whatever the lengths).
+// takes an equal share of (rows + entries) (its corners found beforehand, one thread each:
+// merge_path_tiles), stages the start and source shift of its rows in shared memory (one gather
+// per row), and copies its entries with consecutive threads on consecutive entries (reads and
+// writes coalesced along the rows, balanced whatever the lengths).
 // The check runs alongside: each target row records its first position (atomicMin, one per row,
 // no hot counter); the first position out of range and the first repeat are read back at the end
 // (one sync) and reported as the host reports them (invalid rows are clamped in the meantime, so

@@ -180,7 +180,7 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
       int64_t pending = merge_rows;
       for (;;) {
         binned::merge_round(a_, b_, state, list.as<const int32_t>(), pending, overflow.as<int32_t>(),
-                            overflow_count.as<int32_t>(), count.as<int64_t>(), ctx);
+                            overflow_count.as<int32_t>(), count.as<int64_t>(), options_.b_rows_unique, ctx);
         int32_t overflowed = 0;
         copy_device_to_host(&overflowed, overflow_count.data(), sizeof overflowed, ctx.stream);
         if (overflowed == 0) break;

@@ -34,6 +34,9 @@ struct BinnedSpgemmOptions {
   int64_t merge_initial_capacity = binned::kMergeInitialCapacity;
   // Time the stages with events (one more synchronisation per panel): BinnedSpgemmStats::stage_ms.
   bool time_stages = false;
+  // B has no repeated column within a row (canonical CSR): merge rows with a narrow column window may
+  // then accumulate in a dense window. prepare_operand reports it.
+  bool b_rows_unique = true;
 };
 
 enum BinnedStage { kStageBinning, kStageHeap, kStageEsc, kStageMerge, kStageArrange, kStages };
@@ -81,10 +84,11 @@ void binned_numeric(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const 
 namespace binned {
 
 // A device matrix (any format, index widths, base, value type) to the canonical device CSR of
-// op(M) with sorted rows (one read back of a flag for CSR input).
+// op(M) with sorted rows (one read back of flags for CSR input). *rows_unique (optional): whether
+// no row repeats a column (CSR input may, under a relaxed validation level).
 template <typename V>
 DeviceCsr<V> prepare_operand(const RawSparse& raw, sparsetc_duplicates_t duplicates, bool transpose,
-                             const GpuContext& context);
+                             const GpuContext& context, bool* rows_unique = nullptr);
 
 // C without the entries with |c| <= tolerance (NaN kept); one read back of the kept count.
 template <typename V>

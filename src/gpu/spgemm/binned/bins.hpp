@@ -38,13 +38,9 @@ static_assert(kEscBound[0] == 128 && kEscBound[1] == 512 && kEscBound[2] == 2048
 // of its GPUs; here twice the merge kernel's 2048-entry shared-memory result).
 constexpr int64_t kMergeInitialCapacity = 4096;
 
-// Heap rows keep their A position in 26 bits of the heap key; a (pathological) heap-bound row with
-// a longer row of A (many entries meeting empty rows of B) goes to the first ESC bin instead.
-constexpr int64_t kHeapMaxRowOfA = int64_t(1) << 26;
-
-SPARSETC_HOST_DEVICE inline int bin_of(int64_t bound, int64_t row_of_a_length) {
+SPARSETC_HOST_DEVICE inline int bin_of(int64_t bound, int64_t /*row_of_a_length*/) {
   if (bound <= 1) return int(bound);
-  if (bound <= kHeapMaxBound) return row_of_a_length < kHeapMaxRowOfA ? int(bound) : kFirstEscBin;
+  if (bound <= kHeapMaxBound) return int(bound);
   if (bound <= 128) return kFirstEscBin;  // kEscBound, spelled out: device code cannot read the array
   if (bound <= 512) return kFirstEscBin + 1;
   if (bound <= 2048) return kFirstEscBin + 2;

@@ -6,39 +6,53 @@
 // is pushed once when its predecessor in the same row of B is popped. Equal columns pop in order
 // of their entry of A (the key's tie-breaker), so each sum is the canonical left fold.
 //
-// Heap key (64 bits): column (32) | position in the row of A (26) | offset in the row of B (6).
-// The offset fits because a heap row's u <= 32 bounds every row of B it meets; rows of A with
-// 2^26 entries or more are sent to the ESC bins (bins.hpp). Each thread's heap lives in shared
-// memory, interleaved (node s of thread t at s * kThreads + t) so a warp's accesses hit distinct banks.
+// Each row of B met gets a slot (in the order of A's entries) holding where it starts in B and the
+// entry of A that scales it, so a pop reads only the product's value and the next column from B.
+// Heap key (64 bits): column (32) | slot (5) | offset in the row of B (6) | its length (6); the
+// offset and length fit because a heap row's u <= 32 bounds every row of B it meets. Heaps and
+// slots live in shared memory, interleaved (node s of thread t at s * threads + t) so a warp's
+// accesses hit distinct banks.
 #include "gpu/spgemm/binned/device_common.cuh"
 
 namespace sparsetc::detail::binned {
 namespace {
 
-constexpr int kThreads = 128;
+// 128 threads for heaps of up to 8 nodes, 64 for 16 and 32 (the static 48 KB in fp64).
+template <int CAPACITY>
+constexpr int heap_threads() {
+  return CAPACITY <= 8 ? 128 : 64;
+}
 
-__device__ __forceinline__ uint64_t heap_key(int32_t col, int64_t a_local, int64_t b_off) {
-  return (uint64_t(uint32_t(col)) << 32) | (uint64_t(a_local) << 6) | uint64_t(b_off);
+__device__ __forceinline__ uint64_t heap_key(int32_t col, int slot, int64_t b_off, int64_t b_length) {
+  return (uint64_t(uint32_t(col)) << 32) | (uint64_t(slot) << 16) | (uint64_t(b_off) << 6) | uint64_t(b_length);
 }
 
 template <typename V, int CAPACITY>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(heap_threads<CAPACITY>())
     heap_kernel(DeviceCsrView<V> a, DeviceCsrView<V> b, const int32_t* __restrict__ rows, int64_t n, Temporary t,
                 int64_t* __restrict__ count) {
-  __shared__ uint64_t storage[CAPACITY * kThreads];
+  constexpr int kThreads = heap_threads<CAPACITY>();
+  __shared__ uint64_t heap_storage[CAPACITY * kThreads];
+  __shared__ int64_t start_storage[CAPACITY * kThreads];
+  __shared__ V scale_storage[CAPACITY * kThreads];
   const int64_t j = int64_t(blockIdx.x) * kThreads + threadIdx.x;
   if (j >= n) return;
-  uint64_t* heap = storage + threadIdx.x;
+  uint64_t* heap = heap_storage + threadIdx.x;
+  int64_t* start = start_storage + threadIdx.x;
+  V* scale = scale_storage + threadIdx.x;
   auto node = [heap](int s) -> uint64_t& { return heap[s * kThreads]; };
 
   const int64_t i = t.r0 + rows[j];
   const int64_t as = __ldg(a.row_ptr + i), ae = __ldg(a.row_ptr + i + 1);
   int size = 0;
-  for (int64_t p = as; p < ae; ++p) {  // push the first product of every non-empty row of B met
+  for (int64_t p = as; p < ae; ++p) {  // a slot and the first product of every non-empty row of B met
     int64_t bs, be;
     row_of_b(b, __ldg(a.col_idx + p), bs, be);
     if (bs == be) continue;
-    const uint64_t key = heap_key(__ldg(b.col_idx + bs), p - as, 0);
+    const int slot = size;
+    start[slot * kThreads] = bs;
+    scale[slot * kThreads] = __ldg(a.values + p);
+    const uint64_t key = heap_key(__ldg(b.col_idx + bs), slot, 0, be - bs);
     int pos = size++;
     while (pos > 0) {
       const int parent = (pos - 1) >> 1;
@@ -58,11 +72,10 @@ __global__ void __launch_bounds__(kThreads)
   while (size > 0) {
     const uint64_t top = node(0);
     const int32_t col = int32_t(top >> 32);
-    const int64_t p = as + int64_t((top >> 6) & ((uint64_t(1) << 26) - 1));
-    const int64_t b_off = int64_t(top & 63);
-    int64_t bs, be;
-    row_of_b(b, __ldg(a.col_idx + p), bs, be);
-    const V prod = product(__ldg(a.values + p), __ldg(b.values + bs + b_off));
+    const int slot = int((top >> 16) & 31);
+    const int64_t b_off = int64_t((top >> 6) & 63), b_length = int64_t(top & 63);
+    const int64_t bs = start[slot * kThreads];
+    const V prod = product(scale[slot * kThreads], __ldg(b.values + bs + b_off));
     if (written > 0 && col == current) {
       value = sum(value, prod);
     } else {
@@ -76,7 +89,7 @@ __global__ void __launch_bounds__(kThreads)
     }
     // Replace the root by the next product of the same row of B, or by the last node.
     uint64_t key;
-    if (bs + b_off + 1 < be) key = heap_key(__ldg(b.col_idx + bs + b_off + 1), p - as, b_off + 1);
+    if (b_off + 1 < b_length) key = heap_key(__ldg(b.col_idx + bs + b_off + 1), slot, b_off + 1, b_length);
     else key = node(--size);
     int pos = 0;
     for (;;) {
@@ -103,6 +116,14 @@ __global__ void __launch_bounds__(kThreads)
   count[i] = written;
 }
 
+template <typename V, int CAPACITY>
+void launch_heap(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int32_t* rows, int64_t n,
+                 const Temporary& t, int64_t* count, const GpuContext& context) {
+  constexpr int kThreads = heap_threads<CAPACITY>();
+  heap_kernel<V, CAPACITY><<<ctas_for(n, kThreads), kThreads, 0, context.stream>>>(a, b, rows, n, t, count);
+  SPARSETC_CUDA_CHECK_LAUNCH();
+}
+
 }  // namespace
 
 template <typename V>
@@ -110,14 +131,12 @@ void heap_rows(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int32
                int heap_capacity, const Temporary& t, int64_t* count, const GpuContext& context) {
   const int64_t n = end - begin;
   if (n <= 0) return;
-  const unsigned ctas = ctas_for(n, kThreads);
   switch (heap_capacity) {
-    case 4: heap_kernel<V, 4><<<ctas, kThreads, 0, context.stream>>>(a, b, rows + begin, n, t, count); break;
-    case 8: heap_kernel<V, 8><<<ctas, kThreads, 0, context.stream>>>(a, b, rows + begin, n, t, count); break;
-    case 16: heap_kernel<V, 16><<<ctas, kThreads, 0, context.stream>>>(a, b, rows + begin, n, t, count); break;
-    default: heap_kernel<V, 32><<<ctas, kThreads, 0, context.stream>>>(a, b, rows + begin, n, t, count); break;
+    case 4: launch_heap<V, 4>(a, b, rows + begin, n, t, count, context); break;
+    case 8: launch_heap<V, 8>(a, b, rows + begin, n, t, count, context); break;
+    case 16: launch_heap<V, 16>(a, b, rows + begin, n, t, count, context); break;
+    default: launch_heap<V, 32>(a, b, rows + begin, n, t, count, context); break;
   }
-  SPARSETC_CUDA_CHECK_LAUNCH();
 }
 
 template void heap_rows<float>(const DeviceCsrView<float>&, const DeviceCsrView<float>&, const int32_t*, int64_t,

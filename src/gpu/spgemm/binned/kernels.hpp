@@ -93,10 +93,12 @@ template <typename V>
 void init_merge_rows(const DeviceCsrView<V>& a, const int64_t* bound, const int32_t* rows, int64_t begin,
                      int64_t end, const Temporary& t, MergeRow<V>* states, int32_t* list, const GpuContext& context);
 // One round over the states list[0..n): each row runs until done or until its next batch does not
-// fit its region (checkpoint: its index is appended to overflow[*overflow_count]).
+// fit its region (checkpoint: its index is appended to overflow[*overflow_count]). b_unique: no
+// repeated column within a row of B (then narrow rows may use the dense window).
 template <typename V>
 void merge_round(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, MergeRow<V>* states, const int32_t* list,
-                 int64_t n, int32_t* overflow, int32_t* overflow_count, int64_t* count, const GpuContext& context);
+                 int64_t n, int32_t* overflow, int32_t* overflow_count, int64_t* count, bool b_unique,
+                 const GpuContext& context);
 // Grows the regions of the n overflowed rows (2x, at least what they need, at most u) into a new
 // arena and moves their results there. Returns the arena (one read back of its size).
 struct Arena {

@@ -22,6 +22,7 @@
 // merged into level 2 only when it is full - one pass over the long global sequence per
 // result_shared() - kBatch new columns instead of one per batch. So no row is ever too long.
 #include "gpu/spgemm/binned/device_common.cuh"
+#include "gpu/spgemm/binned/merge_tree.cuh"
 
 namespace sparsetc::detail::binned {
 namespace {
@@ -50,6 +51,7 @@ struct MergeShared {
   V run_a[kThreads];                // the entry of A that scales it
   typename cubns::BlockScan<int64_t, kThreads>::TempStorage scan;
   int64_t next_a, next_b_off, first_moved;
+  int32_t window_lo, window_hi;  // the row's column window (dense mode)
 };
 
 template <typename V>
@@ -127,10 +129,73 @@ __device__ void merge_in_place(int32_t* cols, V* vals, int64_t length, const int
   }
 }
 
+// Dense mode, for a fresh row whose columns all fall in a window of at most result_shared() columns
+// and whose rows of B are long (the band and stencil case: few wide runs, a small result): the
+// result is a dense window in shared memory, the runs are added one after the other (a run's
+// columns are distinct, so its products land on distinct entries; a barrier between runs keeps each
+// entry's fold in the order of A's entries, from zero: the canonical fold), and the touched
+// entries are compacted, already sorted, into the row's region. Returns the row's length.
+template <typename V>
+__device__ int64_t dense_row(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, int64_t a_pos, int64_t a_end,
+                             int32_t lo, int width, MergeShared<V>& s, int32_t* out_cols, V* out_vals) {
+  using Scan = cubns::BlockScan<int64_t, kThreads>;
+  constexpr int kResult = MergeShared<V>::kResult;
+  constexpr int kWindowItems = kResult / kThreads;
+  int32_t* touched = s.result_cols;
+  V* acc = s.result_vals;
+  for (int q = threadIdx.x; q < width; q += kThreads) {
+    touched[q] = 0;
+    acc[q] = V(0);
+  }
+  for (int64_t e0 = a_pos; e0 < a_end; e0 += kThreads) {
+    __syncthreads();  // the previous chunk's runs are done with s.run_*
+    const int64_t e = e0 + threadIdx.x;
+    if (e < a_end) {
+      int64_t bs, be;
+      row_of_b(b, __ldg(a.col_idx + e), bs, be);
+      s.run_b[threadIdx.x] = bs;
+      s.run_start[threadIdx.x] = int32_t(be - bs);
+      s.run_a[threadIdx.x] = __ldg(a.values + e);
+    }
+    __syncthreads();
+    const int entries = int(a_end - e0 < kThreads ? a_end - e0 : kThreads);
+    for (int r = 0; r < entries; ++r) {
+      const int64_t bs = s.run_b[r];
+      const int length = s.run_start[r];
+      const V av = s.run_a[r];
+      for (int q = threadIdx.x; q < length; q += kThreads) {
+        const int c = __ldg(b.col_idx + bs + q) - lo;
+        acc[c] = sum(acc[c], product(av, __ldg(b.values + bs + q)));
+        touched[c] = 1;
+      }
+      __syncthreads();
+    }
+  }
+  __syncthreads();
+  const int first = int(threadIdx.x) * kWindowItems;
+  int64_t mine = 0;
+#pragma unroll
+  for (int it = 0; it < kWindowItems; ++it)
+    if (first + it < width) mine += touched[first + it];
+  int64_t position, total;
+  Scan(s.scan).ExclusiveSum(mine, position, total);
+#pragma unroll
+  for (int it = 0; it < kWindowItems; ++it) {
+    const int q = first + it;
+    if (q < width && touched[q]) {
+      out_cols[position] = lo + q;
+      out_vals[position] = acc[q];
+      ++position;
+    }
+  }
+  return total;
+}
+
 template <typename V>
 __global__ void __launch_bounds__(kThreads, 4)
     merge_kernel(DeviceCsrView<V> a, DeviceCsrView<V> b, MergeRow<V>* states, const int32_t* __restrict__ list,
-                 int32_t* __restrict__ overflow, int32_t* __restrict__ overflow_count, int64_t* __restrict__ count) {
+                 int32_t* __restrict__ overflow, int32_t* __restrict__ overflow_count, int64_t* __restrict__ count,
+                 bool dense_ok) {
   using Scan = cubns::BlockScan<int64_t, kThreads>;
   constexpr int kResult = MergeShared<V>::kResult;
   extern __shared__ __align__(16) unsigned char dynamic[];
@@ -143,6 +208,37 @@ __global__ void __launch_bounds__(kThreads, 4)
   int64_t a_pos = state.a_pos, b_off = state.b_off;
   int32_t* const global_cols = state.cols;
   V* const global_vals = state.vals;
+  // A fresh row with a narrow column window and long rows of B: dense mode.
+  if (dense_ok && state.length == 0 && b_off == 0 && a_pos == __ldg(a.row_ptr + row)) {
+    if (tid == 0) {
+      s.window_lo = INT32_MAX;
+      s.window_hi = -1;
+    }
+    __syncthreads();
+    int32_t lo = INT32_MAX, hi = -1;
+    for (int64_t e = a_pos + tid; e < a_end; e += kThreads) {
+      int64_t bs, be;
+      row_of_b(b, __ldg(a.col_idx + e), bs, be);
+      if (be == bs) continue;
+      lo = min(lo, __ldg(b.col_idx + bs));
+      hi = max(hi, __ldg(b.col_idx + be - 1));
+    }
+    atomicMin(&s.window_lo, lo);
+    atomicMax(&s.window_hi, hi);
+    __syncthreads();
+    const int64_t width = int64_t(s.window_hi) - int64_t(s.window_lo) + 1;
+    if (width <= kResult && width <= capacity && (a_end - a_pos) * 32 <= state.bound) {
+      const int64_t length = dense_row(a, b, a_pos, a_end, s.window_lo, int(width), s, global_cols, global_vals);
+      if (tid == 0) {
+        state.a_pos = a_end;
+        state.length = length;
+        count[row] = length;
+      }
+      return;
+    }
+    __syncthreads();  // everyone has read the window before shared memory is reused
+  }
+
   // Shared mode: the result is s.result_*[0, length). Two-level mode: level 2 is the global region
   // [0, length), level 1 is s.result_*[0, level1).
   int64_t length = state.length, level1 = 0;
@@ -204,45 +300,8 @@ __global__ void __launch_bounds__(kThreads, 4)
     }
     __syncthreads();
 
-    // ---- Stable merge tree over the runs: groups of `width` runs merged pairwise per level.
-    int src = 0;
-    for (int width = 1; width < runs; width <<= 1) {
-      const int q0 = tid * kItems;
-      if (q0 < products) {
-        const int32_t* in = s.keys[src];
-        const V* in_vals = s.vals[src];
-        int32_t* out = s.keys[src ^ 1];
-        V* out_vals = s.vals[src ^ 1];
-        int g = last_not_above(s.run_start, runs, int32_t(q0)) / (2 * width) * (2 * width);
-        int start = s.run_start[g], mid = s.run_start[min(g + width, runs)], end = s.run_start[min(g + 2 * width, runs)];
-        int d = q0 - start, nl = mid - start, nr = end - mid;
-        int lo = max(0, d - nr), hi = min(d, nl);
-        while (lo < hi) {
-          const int m = (lo + hi) >> 1;
-          if (in[start + m] <= in[mid + d - 1 - m]) lo = m + 1;
-          else hi = m;
-        }
-        int x = lo, y = d - lo;
-        const int q1 = min(q0 + kItems, products);
-        for (int q = q0; q < q1; ++q) {
-          while (q >= end) {  // the next group of runs
-            g += 2 * width;
-            start = end;
-            mid = s.run_start[min(g + width, runs)];
-            end = s.run_start[min(g + 2 * width, runs)];
-            nl = mid - start;
-            nr = end - mid;
-            x = y = 0;
-          }
-          const bool left = x < nl && (y >= nr || in[start + x] <= in[mid + y]);
-          const int from = left ? start + x++ : mid + y++;
-          out[q] = in[from];
-          out_vals[q] = in_vals[from];
-        }
-      }
-      __syncthreads();
-      src ^= 1;
-    }
+    // ---- Stable merge tree over the runs (merge_tree.cuh).
+    const int src = merge_runs<kThreads, kItems>(&s.keys[0][0], &s.vals[0][0], kBatch, s.run_start, runs, products);
     const int32_t* keys = s.keys[src];
     const V* vals = s.vals[src];
     int32_t* new_cols = s.keys[src ^ 1];
@@ -404,14 +463,15 @@ void init_merge_rows(const DeviceCsrView<V>& a, const int64_t* bound, const int3
 
 template <typename V>
 void merge_round(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, MergeRow<V>* states, const int32_t* list,
-                 int64_t n, int32_t* overflow, int32_t* overflow_count, int64_t* count, const GpuContext& context) {
+                 int64_t n, int32_t* overflow, int32_t* overflow_count, int64_t* count, bool b_unique,
+                 const GpuContext& context) {
   if (n <= 0) return;
   const size_t bytes = sizeof(MergeShared<V>);
   SPARSETC_CUDA_CHECK(cudaFuncSetAttribute(merge_kernel<V>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
   SPARSETC_CUDA_CHECK(cudaMemsetAsync(overflow_count, 0, sizeof(int32_t), context.stream));
   require(n <= 2147483647, SPARSETC_STATUS_SIZE_OVERFLOW, "binned SpGEMM: ", n, " merge rows in one launch");
   merge_kernel<V><<<unsigned(n), kThreads, bytes, context.stream>>>(a, b, states, list, overflow, overflow_count,
-                                                                     count);
+                                                                     count, b_unique);
   SPARSETC_CUDA_CHECK_LAUNCH();
 }
 
@@ -437,7 +497,7 @@ Arena grow_merge_rows(MergeRow<V>* states, const int32_t* overflow, int64_t n, c
   template void init_merge_rows<V>(const DeviceCsrView<V>&, const int64_t*, const int32_t*, int64_t, int64_t,       \
                                    const Temporary&, MergeRow<V>*, int32_t*, const GpuContext&);                   \
   template void merge_round<V>(const DeviceCsrView<V>&, const DeviceCsrView<V>&, MergeRow<V>*, const int32_t*,     \
-                               int64_t, int32_t*, int32_t*, int64_t*, const GpuContext&);                          \
+                               int64_t, int32_t*, int32_t*, int64_t*, bool, const GpuContext&);                    \
   template Arena grow_merge_rows<V>(MergeRow<V>*, const int32_t*, int64_t, const GpuContext&);
 SPARSETC_BINNED_MERGE(float)
 SPARSETC_BINNED_MERGE(double)

@@ -9,24 +9,33 @@
 namespace sparsetc::detail::binned {
 namespace {
 
-struct FlagDescent {
+// flags[0]: a column below its predecessor (unsorted row); flags[1]: equal to it (repeat).
+struct FlagOrder {
   const int32_t* cols;
   const int64_t* row_ptr;
-  int32_t* flag;
+  int32_t* flags;
   __device__ void operator()(int64_t j, int64_t i) const {
-    if (j > row_ptr[i] && cols[j] < cols[j - 1]) *flag = 1;
+    if (j == row_ptr[i]) return;
+    if (cols[j] < cols[j - 1]) flags[0] = 1;
+    else if (cols[j] == cols[j - 1]) flags[1] = 1;
   }
 };
 
+struct RowOrder {
+  bool sorted = true, unique = true;
+};
+
 template <typename V>
-bool rows_sorted(const DeviceCsr<V>& m, const GpuContext& context) {
-  if (m.nnz == 0) return true;
-  DeviceBuffer flag = gpuconv::buffer_of<int32_t>(1, context);
-  gpuconv::zero(flag.as<int32_t>(), 1, context.stream);
+RowOrder row_order(const DeviceCsr<V>& m, const GpuContext& context) {
+  if (m.nnz == 0) return {};
+  DeviceBuffer flags = gpuconv::buffer_of<int32_t>(2, context);
+  gpuconv::zero(flags.as<int32_t>(), 2, context.stream);
   gpuconv::for_each_entry_with_row(m.row_ptr.template as<const int64_t>(), m.rows, m.nnz, context,
-                                   FlagDescent{m.col_idx.template as<const int32_t>(), m.row_ptr.template as<const int64_t>(),
-                                               flag.as<int32_t>()});
-  return gpuconv::read_back(flag.as<const int32_t>(), context.stream) == 0;
+                                   FlagOrder{m.col_idx.template as<const int32_t>(),
+                                             m.row_ptr.template as<const int64_t>(), flags.as<int32_t>()});
+  int32_t host[2];
+  copy_device_to_host(host, flags.data(), sizeof host, context.stream);
+  return {host[0] == 0, host[1] == 0};
 }
 
 template <typename V>
@@ -46,9 +55,19 @@ void sort_rows(DeviceCsr<V>& m, const GpuContext& context) {
 
 template <typename V>
 DeviceCsr<V> prepare_operand(const RawSparse& raw, sparsetc_duplicates_t duplicates, bool transpose,
-                             const GpuContext& context) {
+                             const GpuContext& context, bool* rows_unique) {
   DeviceCsr<V> csr = gpu_normalize<V>(raw, duplicates, context);
-  if (raw.format == SPARSETC_FORMAT_CSR && !rows_sorted(csr, context)) sort_rows(csr, context);
+  bool unique = true;
+  if (raw.format == SPARSETC_FORMAT_CSR) {  // COO and CSC come out sorted and unique
+    const RowOrder order = row_order(csr, context);
+    if (!order.sorted) {
+      sort_rows(csr, context);
+      unique = row_order(csr, context).unique;  // a repeat may have been out of place
+    } else {
+      unique = order.unique;
+    }
+  }
+  if (rows_unique) *rows_unique = unique;  // a repeated entry of M is one of M^T too
   if (!transpose) return csr;
   DeviceCsc<V> csc = gpu_csr_to_csc<V>(csr.view(), context);  // the CSC of M is the CSR of M^T
   DeviceCsr<V> t;
@@ -61,7 +80,9 @@ DeviceCsr<V> prepare_operand(const RawSparse& raw, sparsetc_duplicates_t duplica
   return t;
 }
 
-template DeviceCsr<float> prepare_operand<float>(const RawSparse&, sparsetc_duplicates_t, bool, const GpuContext&);
-template DeviceCsr<double> prepare_operand<double>(const RawSparse&, sparsetc_duplicates_t, bool, const GpuContext&);
+template DeviceCsr<float> prepare_operand<float>(const RawSparse&, sparsetc_duplicates_t, bool, const GpuContext&,
+                                                 bool*);
+template DeviceCsr<double> prepare_operand<double>(const RawSparse&, sparsetc_duplicates_t, bool, const GpuContext&,
+                                                   bool*);
 
 }  // namespace sparsetc::detail::binned

@@ -82,16 +82,17 @@ struct CoreRows {
 struct RowScheduleOptions {
   int short_rows = -1;          // -1: choose; 0: groups (lanes across one row's entries); 1: streams
   int lanes_k_log = -1;         // groups: log2 of the lanes across a row's entries (-1: choose)
-  int64_t rows_per_stream = 0;  // streams: consecutive rows each stream owns (0: choose)
+  int64_t rows_per_stream = 0;  // streams: rows each stream owns (0: choose)
 };
 
 // The work decomposition for one A and one N, built once (a plan keeps it).
 struct RowSchedule {
   CoreColumnTiling tiling;
-  int64_t rows_per_stream = 0;  // > 0: short rows as streams of this many rows (lanes_k_log = 0)
+  int64_t rows_per_stream = 0;  // > 0: short rows as streams of this many rows, interleaved across
+                                // the streams of a warp (lanes_k_log = 0)
   int lanes_k_log = 0;      // short rows as groups of 2^(lanes_n_log + lanes_k_log) lanes
   int64_t row_limit = 0;    // longest row a stream or group takes
-  int64_t warp_limit = 0;   // longest row one warp takes; longer rows go to CTAs of 8 warps
+  int64_t warp_limit = 0;   // longest row one warp takes (grows with the work); longer: CTA chunks
   int64_t medium_rows = 0;  // rows for one warp each
   int64_t long_rows = 0, chunks = 0, partial_chunks = 0;
   int64_t fill_rows = 0;    // DCSR: the empty rows (written with beta * C only)

@@ -142,13 +142,14 @@ RowSchedule make_row_schedule(const CoreRows& a, CorePrecision precision, int64_
   } else {
     // Streams: about kStreamEntries entries each, but enough streams to fill the GPU.
     const int64_t streams_per_warp = int64_t(32) >> s.tiling.lanes_n_log;
-    const int64_t fill_streams = std::max<int64_t>(1, kResidentWarps * streams_per_warp / std::max<int64_t>(s.tiling.tiles, 1));
+    const int64_t fill_streams =
+        std::max<int64_t>(1, kResidentWarps * streams_per_warp / std::max<int64_t>(s.tiling.tiles, 1));
     const int64_t by_work = int64_t(std::llround(double(kStreamEntries) / std::max(mean, 1.0)));
     const int64_t by_fill = a.units / fill_streams;
     s.rows_per_stream = options.rows_per_stream > 0 ? options.rows_per_stream
                                                     : std::clamp<int64_t>(std::min(by_work, by_fill), 1, 32);
   }
-  // Steps of the slowest lane stay near kStepsPerWarp in every class.
+  // A row in a stream or group takes at most kStepsPerWarp steps; longer ones get a warp or more.
   s.row_limit = (kUnrollEntries * kStepsPerWarp) << s.lanes_k_log;
   // A warp takes a row alone up to a number of steps that grows with the whole multiply's work (the
   // steps one resident warp would take), from 8 to 64: splitting a row costs a chain of dependent
