@@ -124,8 +124,24 @@ sparsetc_matrix_t place(sparsetc_handle_t h, sparsetc_matrix_t host, sparsetc_va
 }
 
 std::string alg_name(int alg, bool spgemm) {
-  if (spgemm) return alg == SPARSETC_SPGEMM_ALG_CPU ? "cpu-gustavson" : alg == SPARSETC_SPGEMM_ALG_CUSPARSE ? "cusparse" : "other";
-  return alg == SPARSETC_SPMM_ALG_CPU ? "cpu-csr" : alg == SPARSETC_SPMM_ALG_CUSPARSE ? "cusparse" : "other";
+  if (spgemm) {
+    switch (alg) {
+      case SPARSETC_SPGEMM_ALG_CPU: return "cpu-gustavson";
+      case SPARSETC_SPGEMM_ALG_CUSPARSE: return "cusparse";
+      case SPARSETC_SPGEMM_ALG_BINNED_MERGE_PATH: return "binned-merge-path";
+      case SPARSETC_SPGEMM_ALG_TSPARSE_TC: return "tsparse-tc";
+      default: return "other";
+    }
+  }
+  switch (alg) {
+    case SPARSETC_SPMM_ALG_CPU: return "cpu-csr";
+    case SPARSETC_SPMM_ALG_CUSPARSE: return "cusparse";
+    case SPARSETC_SPMM_ALG_BCSR_TC: return "bcsr-tc";
+    case SPARSETC_SPMM_ALG_CSR: return "csr";
+    case SPARSETC_SPMM_ALG_DCSR: return "dcsr";
+    case SPARSETC_SPMM_ALG_TILED_DCSR: return "tiled-dcsr";
+    default: return "other";
+  }
 }
 
 }  // namespace

@@ -54,16 +54,13 @@ bool names_tc_precision(const SpmmProblem& p) {
          (p.compute == SPARSETC_COMPUTE_64F && a == SPARSETC_VALUE_F64);
 }
 
-// AUTO's rule, fitted on the H200 run of docs/performance.md (band, 27-point Poisson, scrambled
-// blocks against the best cuSPARSE variant, Blocked-ELL included): this kernel wins at N <= 32
-// where the blocks hold enough entries (1.2-1.8x at N = 8, 1.15-1.35x at N = 32 on bands and
-// stencils) and loses from N = 128 on (0.6-0.7x: Blocked-ELL's wide tiles are faster there), so it
-// is not chosen for wide B until it wins there.
-bool predicted_faster(double fill, int64_t n) {
-  if (n <= 8) return fill >= 0.15;
-  if (n <= 32) return fill >= 0.30;
-  return false;
-}
+// AUTO's rule, fitted on the H200 runs of docs/performance.md (bands, 27-point Poisson, scrambled
+// blocks, bcsstk17/33, R-MAT, uniform; each path against the best cuSPARSE variant): from a block
+// fill of about 5% the tensor-core kernel beats every other path of ours at N >= 16 (0.6-0.8x of
+// cuSPARSE's Blocked-ELL at N = 128, where cuSPARSE's CSR algorithms reach 0.03-0.5x), and wins
+// outright at N <= 32 (1.1-1.8x). At N <= 8 the CSR kernel is faster below 15% fill (Poisson:
+// 3.4x against 1.9x).
+bool predicted_faster(double fill, int64_t n) { return fill >= 0.15 || (fill >= 0.05 && n >= 16); }
 
 // Above this block fill the identity order is kept without trying 1-SA: little is left to gain.
 constexpr double kFillWorthReordering = 0.70;

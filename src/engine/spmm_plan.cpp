@@ -36,6 +36,20 @@ void check_problem(const SpmmProblem& p) {
           "unknown compute type ", p.compute);
 }
 
+// AUTO's rule for the CSR kernel against cuSPARSE (CSR_ALG3, or ALG2 for half inputs), fitted on
+// the H200 runs of docs/performance.md (bands, stencils, scrambled blocks, bcsstk17/33, R-MAT,
+// uniform): the kernel wins at N <= 8 unless rows are very long, and with short rows (<= 32
+// entries on average) at any N in fp32/fp64 and up to N = 32 with half inputs; long rows at wide
+// B are cuSPARSE's. The selector over all paths (issue 6) replaces this rule.
+bool csr_kernel_predicted_faster(const SpmmProblem& p) {
+  const RawSparse& a = p.A->layout;
+  const int64_t rows = p.op == SPARSETC_OP_NON_TRANSPOSE ? a.rows : a.cols;
+  const double row_length = rows > 0 ? double(a.nnz) / double(rows) : 0.0;
+  const int64_t n = p.B.cols;
+  const bool half = p.B.value_type == SPARSETC_VALUE_F16 || p.B.value_type == SPARSETC_VALUE_BF16;
+  return (n <= 8 && row_length <= 200) || (row_length <= 32 && (!half || n <= 32));
+}
+
 sparsetc_compute_type_t resolve_compute(const SpmmProblem& p) {
   if (p.compute != SPARSETC_COMPUTE_DEFAULT) return p.compute;
   const bool any_f64 = p.A->layout.value_type == SPARSETC_VALUE_F64 || p.B.value_type == SPARSETC_VALUE_F64 ||
@@ -89,9 +103,11 @@ std::unique_ptr<sparsetc_spmm_plan_s> make_spmm_plan(sparsetc_handle_s& handle, 
       require(!reordered, SPARSETC_STATUS_NOT_SUPPORTED,
               "a row-reordered device matrix is multiplied on the tensor cores only (f16/bf16 with COMPUTE_32F, "
               "f32 with COMPUTE_TF32, f64 with COMPUTE_64F, op(A) = A)");
-      // The CSR kernel beats cuSPARSE on most matrices (docs/performance.md); cuSPARSE serves the
-      // type combinations the kernel does not take.
+      // The CSR kernel where it was measured to beat cuSPARSE's best CSR algorithm (short rows,
+      // narrow B); cuSPARSE elsewhere and for the type combinations the kernel does not take.
       try {
+        require(csr_kernel_predicted_faster(plan->problem), SPARSETC_STATUS_NOT_SUPPORTED,
+                "rows too long or B too wide for the CSR kernel to win");
         plan->executor = make_cuda_core_spmm(handle, plan->problem, SPARSETC_SPMM_ALG_CSR);
         plan->alg = SPARSETC_SPMM_ALG_CSR;
         plan->reason = plan->reason.empty() ? "CSR kernel" : "CSR kernel; " + plan->reason;

@@ -1,5 +1,8 @@
 // SpMM through cuSPARSE's generic API: the device path of this version, and the baseline every
 // sparsetc kernel is measured against.
+#include <algorithm>
+#include <cstdint>
+
 #include "core/error.hpp"
 #include "core/types.hpp"
 #include "engine/handle.hpp"
@@ -54,6 +57,24 @@ struct Descriptors {
   }
 };
 
+// Rows of a dense operand start 16-byte aligned (the vector loads of CSR_ALG2/ALG3 need it: with
+// an odd leading dimension cuSPARSE 13 faults with a misaligned address and breaks the context).
+bool rows_aligned(const sparsetc_dense_s& d) { return (d.ld * int64_t(value_size(d.value_type))) % 16 == 0; }
+bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
+// The algorithm: cuSPARSE's default is 2-10x slower than its best CSR variant on row-major
+// operands (docs/performance.md): CSR_ALG3 (deterministic) for single and double precision up to
+// N = 256 and CSR_ALG2 beyond (ALG2 wins every N = 512 case), CSR_ALG2 for half inputs, for
+// op(A) = A and 16-byte aligned rows; anything else, and what cuSPARSE refuses, runs the default.
+cusparseSpMMAlg_t preferred_algorithm(const SpmmProblem& p) {
+  if (p.A->layout.format != SPARSETC_FORMAT_CSR || p.op != SPARSETC_OP_NON_TRANSPOSE ||
+      p.B.order != SPARSETC_ORDER_ROW || p.C.order != SPARSETC_ORDER_ROW || !rows_aligned(p.B) ||
+      !rows_aligned(p.C))
+    return CUSPARSE_SPMM_ALG_DEFAULT;
+  const bool half = p.B.value_type == SPARSETC_VALUE_F16 || p.B.value_type == SPARSETC_VALUE_BF16;
+  return half || p.B.cols > 256 ? CUSPARSE_SPMM_CSR_ALG2 : CUSPARSE_SPMM_CSR_ALG3;
+}
+
 // Descriptors are made once per plan and only re-pointed at each execution: creating them costs
 // microseconds of host time, as much as a small SpMM takes on the device.
 class CusparseSpmm final : public SpmmExecutor {
@@ -70,10 +91,20 @@ class CusparseSpmm final : public SpmmExecutor {
     double one = 1.0;
     float one_f = 1.0f;
     const void* scalar = compute_ == CUDA_R_64F ? static_cast<const void*>(&one) : &one_f;
-    SPARSETC_CUSPARSE_CHECK(cusparseSpMM_bufferSize(handle.cusparse_context().on(handle.stream),
-                                                    cusparse_op(problem.op), CUSPARSE_OPERATION_NON_TRANSPOSE, scalar,
-                                                    d_.a, d_.b, scalar, d_.c, compute_, CUSPARSE_SPMM_ALG_DEFAULT,
-                                                    &buffer_bytes_));
+    cusparseHandle_t h = handle.cusparse_context().on(handle.stream);
+    // The default always runs (it also serves calls whose B or C pointer is not 16-byte aligned);
+    // the workspace covers both.
+    SPARSETC_CUSPARSE_CHECK(cusparseSpMM_bufferSize(h, cusparse_op(problem.op), CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                                    scalar, d_.a, d_.b, scalar, d_.c, compute_,
+                                                    CUSPARSE_SPMM_ALG_DEFAULT, &buffer_bytes_));
+    algorithm_ = preferred_algorithm(problem);
+    size_t preferred_bytes = 0;
+    if (algorithm_ != CUSPARSE_SPMM_ALG_DEFAULT &&
+        cusparseSpMM_bufferSize(h, cusparse_op(problem.op), CUSPARSE_OPERATION_NON_TRANSPOSE, scalar, d_.a, d_.b,
+                                scalar, d_.c, compute_, algorithm_, &preferred_bytes) == CUSPARSE_STATUS_SUCCESS)
+      buffer_bytes_ = std::max(buffer_bytes_, preferred_bytes);
+    else
+      algorithm_ = CUSPARSE_SPMM_ALG_DEFAULT;  // refused for these types or shapes
   }
 
   size_t workspace_size() const override { return buffer_bytes_; }
@@ -99,13 +130,16 @@ class CusparseSpmm final : public SpmmExecutor {
                                          CUSPARSE_OPERATION_NON_TRANSPOSE,
                                          f64 ? static_cast<const void*>(&alpha_d) : &alpha_f, d_.a, d_.b,
                                          f64 ? static_cast<const void*>(&beta_d) : &beta_f, d_.c, compute_,
-                                         CUSPARSE_SPMM_ALG_DEFAULT, workspace));
+                                         aligned16(B.values) && aligned16(C.values) ? algorithm_
+                                                                                    : CUSPARSE_SPMM_ALG_DEFAULT,
+                                         workspace));
   }
 
  private:
   sparsetc_handle_s& handle_;
   SpmmProblem problem_;
   cudaDataType compute_;
+  cusparseSpMMAlg_t algorithm_ = CUSPARSE_SPMM_ALG_DEFAULT;
   DeviceBuffer placeholder_, own_workspace_;
   Descriptors d_;
   const void* described_values_ = nullptr;

@@ -334,6 +334,24 @@ TEST_F(BinnedSpgemm, DenseWindowRowsMatchReferenceAndNumericReuse) {
   EXPECT_TRUE(bitwise_equal(reused, run.c)) << "seed " << seed;
   const Result<float> single = multiply<float>(rounded<float>(a), rounded<float>(b), context());
   EXPECT_TRUE(matches_reference(single.c, rounded<float>(a), rounded<float>(b))) << "seed " << seed;
+
+  // Wide windows (results spread over 9000 columns, rows of B of 300): the global dense windows,
+  // some results longer than the initial 4096-entry region (waiting, grown, redone); against the
+  // reference, numeric-only and the merge path (windows off), bit for bit.
+  const CsrMatrix<double> wa = random_rows(400, 3000, {40, 60}, seed + 2), wb = random_rows(3000, 9001, {300}, seed + 3);
+  const Result<double> wide = multiply<double>(wa, wb, context());
+  EXPECT_TRUE(matches_reference(wide.c, wa, wb)) << "seed " << seed;
+  EXPECT_GT(wide.stats.grow_rounds, 0);
+  sd::BinnedSpgemmOptions no_windows;
+  no_windows.global_windows = false;
+  EXPECT_TRUE(bitwise_equal(multiply<double>(wa, wb, context(), no_windows).c, wide.c)) << "seed " << seed;
+  const sd::DeviceCsr<double> dwa = sd::csr_to_device(wa, ctx), dwb = sd::csr_to_device(wb, ctx);
+  const sd::DeviceCsr<double> wide_pattern = sd::csr_to_device(wide.c, ctx);
+  sd::DeviceBuffer wide_values(size_t(wide_pattern.nnz) * sizeof(double), ctx);
+  sd::binned_numeric(dwa.view(), dwb.view(), wide_pattern.view(), wide_values.as<double>(), ctx);
+  CsrMatrix<double> wide_reused = wide.c;
+  sd::copy_device_to_host(wide_reused.values.data(), wide_values.data(), wide_values.size(), stream_);
+  EXPECT_TRUE(bitwise_equal(wide_reused, wide.c)) << "seed " << seed;
 }
 
 TEST_F(BinnedSpgemm, UnsortedAndTransposedOperands) {

@@ -177,8 +177,14 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
       auto* state = states.as<binned::MergeRow<V>>();
       binned::init_merge_rows(a_, bound_.as<const int64_t>(), rows, binned_rows.begin(kMergeBin),
                               binned_rows.end(kMergeBin), t, state, list.as<int32_t>(), ctx);
+      binned::WindowScratch<V> windows;
+      if (options_.global_windows && options_.b_rows_unique)
+        windows = binned::make_window_scratch<V>(merge_rows, b_.cols, ctx);
       int64_t pending = merge_rows;
       for (;;) {
+        SPARSETC_CUDA_CHECK(cudaMemsetAsync(overflow_count.data(), 0, sizeof(int32_t), ctx.stream));
+        binned::window_round(a_, b_, state, list.as<const int32_t>(), pending, overflow.as<int32_t>(),
+                             overflow_count.as<int32_t>(), count.as<int64_t>(), windows, ctx);
         binned::merge_round(a_, b_, state, list.as<const int32_t>(), pending, overflow.as<int32_t>(),
                             overflow_count.as<int32_t>(), count.as<int64_t>(), options_.b_rows_unique, ctx);
         int32_t overflowed = 0;

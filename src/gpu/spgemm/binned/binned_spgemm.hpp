@@ -37,6 +37,9 @@ struct BinnedSpgemmOptions {
   // B has no repeated column within a row (canonical CSR): merge rows with a narrow column window may
   // then accumulate in a dense window. prepare_operand reports it.
   bool b_rows_unique = true;
+  // Merge rows with a wide column window may accumulate in a dense window in global memory
+  // (dense_window.cu); false: the merge path for all of them.
+  bool global_windows = true;
 };
 
 enum BinnedStage { kStageBinning, kStageHeap, kStageEsc, kStageMerge, kStageArrange, kStages };

@@ -38,6 +38,7 @@ struct MergeRow {
   int64_t needed = 0;    // after an overflow: entries the interrupted batch needs
   int32_t* cols = nullptr;
   V* vals = nullptr;
+  int32_t waiting = 0;   // 1: done in a dense window but its region was too small; redone once grown
 };
 
 // ---- Stage 1: bound[i] = products of row i of A with B, and cap_scan[0..rows] = exclusive scan of
@@ -93,12 +94,34 @@ template <typename V>
 void init_merge_rows(const DeviceCsrView<V>& a, const int64_t* bound, const int32_t* rows, int64_t begin,
                      int64_t end, const Temporary& t, MergeRow<V>* states, int32_t* list, const GpuContext& context);
 // One round over the states list[0..n): each row runs until done or until its next batch does not
-// fit its region (checkpoint: its index is appended to overflow[*overflow_count]). b_unique: no
+// fit its region (checkpoint: its index is appended to overflow[*overflow_count], which the caller
+// zeroes before the round's first kernel). Rows already done or waiting are skipped. b_unique: no
 // repeated column within a row of B (then narrow rows may use the dense window).
 template <typename V>
 void merge_round(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, MergeRow<V>* states, const int32_t* list,
                  int64_t n, int32_t* overflow, int32_t* overflow_count, int64_t* count, bool b_unique,
                  const GpuContext& context);
+// Global dense windows (dense_window.cu), for fresh merge rows whose columns span more than the
+// merge kernel's shared window but at most `window` columns, with rows of B of 8 products or more on
+// average, when B's rows have no repeats: each block of a persistent grid owns a window of `window`
+// columns in global memory (flags and values, zero between rows) and accumulates its rows there,
+// one row of B after the other (the canonical fold), then compacts them into their regions; a row
+// whose result does not fit its region is reset, marked waiting and appended to the overflow list
+// with needed = its length. Run before merge_round in each round.
+template <typename V>
+struct WindowScratch {
+  int64_t window = 0;  // columns per block (a multiple of 4096); 0: no global windows
+  int64_t blocks = 0;
+  DeviceBuffer flags;  // uint8, blocks * window, zero
+  DeviceBuffer vals;   // V, blocks * window, zero
+};
+template <typename V>
+WindowScratch<V> make_window_scratch(int64_t merge_rows, int64_t cols, const GpuContext& context);
+template <typename V>
+void window_round(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, MergeRow<V>* states, const int32_t* list,
+                  int64_t n, int32_t* overflow, int32_t* overflow_count, int64_t* count, WindowScratch<V>& scratch,
+                  const GpuContext& context);
+
 // Grows the regions of the n overflowed rows (2x, at least what they need, at most u) into a new
 // arena and moves their results there. Returns the arena (one read back of its size).
 struct Arena {

@@ -206,6 +206,7 @@ __global__ void __launch_bounds__(kThreads, 4)
   const int64_t row = state.row, capacity = state.capacity;
   const int64_t a_end = __ldg(a.row_ptr + row + 1);
   int64_t a_pos = state.a_pos, b_off = state.b_off;
+  if (state.waiting || a_pos >= a_end) return;  // done (or to be redone) in a global dense window
   int32_t* const global_cols = state.cols;
   V* const global_vals = state.vals;
   // A fresh row with a narrow column window and long rows of B: dense mode.
@@ -447,6 +448,7 @@ __global__ void __launch_bounds__(kThreads)
     s.cols = arena_cols + offset;
     s.vals = arena_vals + offset;
     s.capacity = capacity[blockIdx.x];
+    s.waiting = 0;
   }
 }
 
@@ -468,7 +470,6 @@ void merge_round(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, MergeRow<
   if (n <= 0) return;
   const size_t bytes = sizeof(MergeShared<V>);
   SPARSETC_CUDA_CHECK(cudaFuncSetAttribute(merge_kernel<V>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-  SPARSETC_CUDA_CHECK(cudaMemsetAsync(overflow_count, 0, sizeof(int32_t), context.stream));
   require(n <= 2147483647, SPARSETC_STATUS_SIZE_OVERFLOW, "binned SpGEMM: ", n, " merge rows in one launch");
   merge_kernel<V><<<unsigned(n), kThreads, bytes, context.stream>>>(a, b, states, list, overflow, overflow_count,
                                                                      count, b_unique);
