@@ -124,15 +124,7 @@ class BcsrTcSpmm final : public SpmmExecutor {
     const GpuContext context = handle_.gpu();
     DeviceCsr<V> csr = gpu_normalize<V>(problem_.A->layout, problem_.A->duplicates, context);
     if (problem_.op == SPARSETC_OP_NON_TRANSPOSE) return csr;
-    DeviceCsc<V> csc = gpu_csr_to_csc<V>(csr.view(), context);
-    DeviceCsr<V> t;  // the CSC of A is the CSR of A^T
-    t.rows = csc.cols;
-    t.cols = csc.rows;
-    t.nnz = csc.nnz;
-    t.row_ptr = std::move(csc.col_ptr);
-    t.col_idx = std::move(csc.row_idx);
-    t.values = std::move(csc.values);
-    return t;
+    return as_transposed_csr(gpu_csr_to_csc<V>(csr.view(), context));
   }
 
   template <typename V>

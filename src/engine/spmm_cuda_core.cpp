@@ -122,19 +122,9 @@ class CudaCoreSpmm final : public SpmmExecutor {
       storage_values<V>(csr.values, csr.nnz, context);  // half paths: reads csr.values, leaves it
     }
     if (problem_.op == SPARSETC_OP_NON_TRANSPOSE) return csr;
-    DeviceCsc<V> csc = gpu_csr_to_csc(csr.view(), context);  // the CSC of A is the CSR of A^T
-    DeviceCsr<V> t;
-    t.rows = csc.cols;
-    t.cols = csc.rows;
-    t.nnz = csc.nnz;
-    t.row_ptr = std::move(csc.col_ptr);
-    t.col_idx = std::move(csc.row_idx);
-    t.values = std::move(csc.values);
-    return t;
+    return as_transposed_csr(gpu_csr_to_csc(csr.view(), context));
   }
 
-  // values (V, nnz) in the kernels' storage type: f16/bf16 rounded (VALUE_OUT_OF_RANGE when a
-  // finite value does not fit), else moved.
   // values (V, nnz) in the kernels' storage type: rounded to f16/bf16 for the half paths
   // (VALUE_OUT_OF_RANGE names the entry when a finite value does not fit), else taken as they are.
   template <typename V>

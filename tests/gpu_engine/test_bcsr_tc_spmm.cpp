@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu_engine_support.hpp"
 #include "core/error.hpp"
 #include "core/half.hpp"
 #include "formats/sparse.hpp"
@@ -40,21 +41,8 @@ using sd::DeviceBuffer;
 using sd::GpuContext;
 using sd::TcPrecision;
 
-#define SKIP_WITHOUT_DEVICE()                              \
-  do {                                                     \
-    int n = 0;                                             \
-    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) { \
-      cudaGetLastError();                                  \
-      GTEST_SKIP() << "no CUDA device";                    \
-    }                                                      \
-  } while (0)
 
-struct Stream {
-  cudaStream_t stream = nullptr;
-  Stream() { EXPECT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess); }
-  ~Stream() { cudaStreamDestroy(stream); }
-  GpuContext context() const { return GpuContext{stream, nullptr}; }
-};
+using sparsetc_test::Stream;
 
 const char* name_of(TcPrecision p) {
   switch (p) {

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu_engine_support.hpp"
 #include "core/error.hpp"
 #include "cpu/cpu_kernels.hpp"
 #include "formats/convert.hpp"
@@ -32,14 +33,6 @@ namespace {
 namespace sd = sparsetc::detail;
 using sd::CsrMatrix;
 
-#define SKIP_WITHOUT_DEVICE()                              \
-  do {                                                     \
-    int n = 0;                                             \
-    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) { \
-      cudaGetLastError();                                  \
-      GTEST_SKIP() << "no CUDA device";                    \
-    }                                                      \
-  } while (0)
 
 // Every allocation filled with 0xFF bytes: NaN in float and double, -1 in indices.
 class PoisonAllocator final : public sd::DeviceAllocator {

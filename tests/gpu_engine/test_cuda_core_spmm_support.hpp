@@ -14,6 +14,7 @@
 #include <random>
 #include <vector>
 
+#include "gpu_engine_support.hpp"
 #include "core/half.hpp"
 #include "engine/handle.hpp"
 #include "engine/matrix.hpp"
@@ -26,14 +27,6 @@ namespace cuda_core_test {
 
 namespace sd = sparsetc::detail;
 
-#define SKIP_WITHOUT_DEVICE()                              \
-  do {                                                     \
-    int n_ = 0;                                            \
-    if (cudaGetDeviceCount(&n_) != cudaSuccess || n_ == 0) { \
-      cudaGetLastError();                                  \
-      GTEST_SKIP() << "no CUDA device";                    \
-    }                                                      \
-  } while (0)
 
 struct StreamOwner {
   cudaStream_t stream = nullptr;

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu_engine_support.hpp"
 #include "core/error.hpp"
 #include "cpu/cpu_kernels.hpp"
 #include "gen/generators.hpp"
@@ -32,14 +33,6 @@ using sparsetc::detail::DeviceBuffer;
 using sparsetc::detail::DeviceCsrView;
 using sparsetc::detail::GpuContext;
 
-#define SKIP_WITHOUT_DEVICE()                                              \
-  do {                                                                     \
-    int n = 0;                                                             \
-    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {                 \
-      cudaGetLastError();                                                  \
-      GTEST_SKIP() << "no CUDA device";                                    \
-    }                                                                      \
-  } while (0)
 
 CsrMatrix<double> csr_of(const sparsetc_test::Triplets& t) {
   const auto a = sparsetc_test::to_csr<int64_t, int64_t>(t);

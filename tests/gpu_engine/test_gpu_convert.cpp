@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpu_engine_support.hpp"
 #include "core/error.hpp"
 #include "core/half.hpp"
 #include "formats/convert.hpp"
@@ -43,22 +44,8 @@ using sd::CsrMatrix;
 using sd::DeviceBuffer;
 using sd::GpuContext;
 
-#define SKIP_WITHOUT_DEVICE()                              \
-  do {                                                     \
-    int n = 0;                                             \
-    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) { \
-      cudaGetLastError();                                  \
-      GTEST_SKIP() << "no CUDA device";                    \
-    }                                                      \
-  } while (0)
 
-// A stream of its own, so the conversions are checked off the legacy default stream.
-struct Stream {
-  cudaStream_t stream = nullptr;
-  Stream() { EXPECT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess); }
-  ~Stream() { cudaStreamDestroy(stream); }
-  GpuContext context() const { return GpuContext{stream, nullptr}; }
-};
+using sparsetc_test::Stream;
 
 // ---- exact comparison
 

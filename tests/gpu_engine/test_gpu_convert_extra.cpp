@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu_engine_support.hpp"
 #include "core/half.hpp"
 #include "core/types.hpp"
 #include "engine/handle.hpp"
@@ -38,21 +39,8 @@ using sd::CsrMatrix;
 using sd::DeviceBuffer;
 using sd::GpuContext;
 
-#define SKIP_WITHOUT_DEVICE()                              \
-  do {                                                     \
-    int n = 0;                                             \
-    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) { \
-      cudaGetLastError();                                  \
-      GTEST_SKIP() << "no CUDA device";                    \
-    }                                                      \
-  } while (0)
 
-struct Stream {
-  cudaStream_t stream = nullptr;
-  Stream() { EXPECT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess); }
-  ~Stream() { cudaStreamDestroy(stream); }
-  GpuContext context() const { return GpuContext{stream, nullptr}; }
-};
+using sparsetc_test::Stream;
 
 template <typename T>
 ::testing::AssertionResult same(const char* what, const std::vector<T>& got, const std::vector<T>& want) {

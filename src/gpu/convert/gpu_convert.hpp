@@ -16,6 +16,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "formats/raw.hpp"
@@ -132,6 +133,18 @@ template <typename V>
 DeviceCsc<V> gpu_csr_to_csc(const DeviceCsrView<V>& csr, const GpuContext& context);
 template <typename V>
 DeviceCsr<V> gpu_csc_to_csr(const DeviceCscView<V>& csc, const GpuContext& context);
+// The CSC of A read as the CSR of A^T (the arrays move; no work on the device).
+template <typename V>
+DeviceCsr<V> as_transposed_csr(DeviceCsc<V>&& csc) {
+  DeviceCsr<V> t;
+  t.rows = csc.cols;
+  t.cols = csc.rows;
+  t.nnz = csc.nnz;
+  t.row_ptr = std::move(csc.col_ptr);
+  t.col_idx = std::move(csc.row_idx);
+  t.values = std::move(csc.values);
+  return t;
+}
 
 // ---- 3. Blocked and tiled formats (tiled.hpp). Each reads back its block/tile/row count (one sync;
 // VBR two: blocks, then values). Column blocks (tiles, strips) must fit int32 like the host's.
