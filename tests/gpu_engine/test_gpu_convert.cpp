@@ -43,23 +43,9 @@ namespace sd = sparsetc::detail;
 using sd::CsrMatrix;
 using sd::DeviceBuffer;
 using sd::GpuContext;
-
-
 using sparsetc_test::Stream;
 
-// ---- exact comparison
-
-template <typename T>
-::testing::AssertionResult same(const char* what, const std::vector<T>& got, const std::vector<T>& want) {
-  if (got.size() != want.size())
-    return ::testing::AssertionFailure() << what << ": " << got.size() << " elements, want " << want.size();
-  for (size_t i = 0; i < got.size(); ++i)
-    if (std::memcmp(&got[i], &want[i], sizeof(T)) != 0)
-      return ::testing::AssertionFailure() << what << "[" << i << "] = " << +got[i] << ", want " << +want[i]
-                                           << " (of " << got.size() << ")";
-  return ::testing::AssertionSuccess();
-}
-#define EXPECT_SAME(field) EXPECT_TRUE(same(#field, got.field, want.field)) << where
+using sparsetc_test::same;
 #define EXPECT_SAME_SCALAR(field) EXPECT_EQ(got.field, want.field) << #field << " " << where
 
 // ---- matrices
