@@ -67,9 +67,29 @@ constexpr double kFillWorthReordering = 0.70;
 // 1-SA must remove at least this fraction of the blocks to be used (reorder::choose's threshold).
 constexpr double kMinBlockReduction = 0.05;
 
+// An upper bound on the block fill that any row order can reach: a block column touched by R rows
+// needs at least ceil(R / h) blocks of height h, and the R summed over block columns is the number
+// of (row, block column) pairs, so blocks >= pairs / h and fill <= nnz / (pairs * w). Cheap (one
+// pass over the pattern) and exact as a bound, it lets AUTO reject a matrix that no reordering can
+// make worth the tensor cores without paying for 1-SA.
+double reachable_fill_bound(const HostCsrPattern& pattern, int64_t block_width) {
+  int64_t pairs = 0;
+  for (int64_t i = 0; i < pattern.rows; ++i) {
+    int64_t last = -1;
+    for (int64_t k = pattern.row_ptr[size_t(i)]; k < pattern.row_ptr[size_t(i) + 1]; ++k) {
+      const int64_t block_col = pattern.col_idx[size_t(k)] / block_width;
+      pairs += block_col != last;
+      last = block_col;
+    }
+  }
+  return pairs > 0 ? double(pattern.col_idx.size()) / (double(pairs) * double(block_width)) : 0.0;
+}
+
 class BcsrTcSpmm final : public SpmmExecutor {
  public:
-  BcsrTcSpmm(sparsetc_handle_s& handle, const SpmmProblem& problem, std::string& reason)
+  // auto_choice: AUTO is asking; stop before 1-SA (and leave rejected() true) when no order can
+  // reach the fill at which the tensor cores are predicted to win.
+  BcsrTcSpmm(sparsetc_handle_s& handle, const SpmmProblem& problem, std::string& reason, bool auto_choice)
       : handle_(handle), problem_(problem), precision_(tc_precision_of(problem)) {
     require(problem.A->memory == SPARSETC_MEMORY_DEVICE, SPARSETC_STATUS_NOT_SUPPORTED,
             "BCSR tensor-core SpMM needs device operands");
@@ -81,7 +101,8 @@ class BcsrTcSpmm final : public SpmmExecutor {
             "op(A) = A^T of a row-reordered device matrix is not supported (multiply the original matrix)");
     handle.activate();
     const auto start = std::chrono::steady_clock::now();
-    decide_order_and_build();
+    if (precision_ == TcPrecision::f64) decide_order_and_build<double>(auto_choice);
+    else decide_order_and_build<float>(auto_choice);
     preprocess_seconds_ =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     reason = describe();
@@ -92,7 +113,7 @@ class BcsrTcSpmm final : public SpmmExecutor {
   void execute(double alpha, const sparsetc_dense_s& B, double beta, const sparsetc_dense_s& C, void* workspace,
                size_t workspace_bytes) override {
     handle_.activate();
-    if (version_ != problem_.A->values_version) build(permutation_);  // same pattern, new values
+    if (version_ != problem_.A->values_version) rebuild();  // same pattern, new values
     const size_t needed = workspace_size();
     if (!workspace && needed) {
       if (own_workspace_.size() < needed) own_workspace_ = DeviceBuffer(needed, handle_.gpu());
@@ -116,6 +137,8 @@ class BcsrTcSpmm final : public SpmmExecutor {
   }
 
   const TcBcsrOperand& operand() const { return operand_; }
+  // AUTO's pre-filter turned the matrix down (no operand was finished).
+  bool rejected() const { return rejected_; }
 
  private:
   // The canonical CSR of op(A) in the storage the precision converts from.
@@ -128,31 +151,49 @@ class BcsrTcSpmm final : public SpmmExecutor {
   }
 
   template <typename V>
-  void build_from(const std::vector<int64_t>& permutation) {
+  void build_from(const DeviceCsr<V>& csr) {
     const GpuContext context = handle_.gpu();
-    DeviceCsr<V> csr = multiplied_csr<V>();
-    if (!permutation.empty()) csr = gpu_permute_rows<V>(csr.view(), permutation, context);
-    operand_ = make_tc_bcsr(csr.view(), precision_, context);
+    if (permutation_.empty()) operand_ = make_tc_bcsr(csr.view(), precision_, context);
+    else operand_ = make_tc_bcsr(gpu_permute_rows<V>(csr.view(), permutation_, context).view(), precision_, context);
   }
 
-  void build(const std::vector<int64_t>& permutation) {
+  // New values of A in the planned pattern and order.
+  void rebuild() {
     version_ = problem_.A->values_version;
-    if (precision_ == TcPrecision::f64) build_from<double>(permutation);
-    else build_from<float>(permutation);
+    if (precision_ == TcPrecision::f64) build_from(multiplied_csr<double>());
+    else build_from(multiplied_csr<float>());
   }
 
   // Builds in the identity order; unless the blocks already fill well, asks 1-SA (on the host, from
-  // the pattern) for an order with fewer blocks and no worse balance, and rebuilds in it.
-  void decide_order_and_build() {
-    build({});
+  // the pattern) for an order with fewer blocks and no worse balance, and rebuilds in it. A is
+  // normalised once; only its structure travels to the host.
+  template <typename V>
+  void decide_order_and_build(bool auto_choice) {
+    version_ = problem_.A->values_version;
+    const DeviceCsr<V> csr = multiplied_csr<V>();
+    build_from(csr);
     identity_blocks_ = operand_.blocks;
+    const bool predicted = predicted_faster(operand_.fill(), problem_.B.cols);
     const bool reordered_by_caller = !problem_.A->row_permutation.empty();
-    if (!reordered_by_caller && problem_.op == SPARSETC_OP_NON_TRANSPOSE && operand_.blocks > 0 &&
-        operand_.fill() < kFillWorthReordering) {
+    const bool may_reorder = !reordered_by_caller && problem_.op == SPARSETC_OP_NON_TRANSPOSE &&
+                             operand_.blocks > 0 && operand_.fill() < kFillWorthReordering;
+    if (auto_choice && !predicted && !may_reorder) {
+      rejected_ = true;
+      return;
+    }
+    if (may_reorder) {
+      const HostCsrPattern pattern = csr_pattern_to_host(csr.view(), handle_.stream);
+      if (auto_choice && !predicted) {
+        fill_bound_ = reachable_fill_bound(pattern, operand_.shape.width);
+        if (!predicted_faster(fill_bound_, problem_.B.cols)) {
+          rejected_ = true;
+          return;
+        }
+      }
       const auto start = std::chrono::steady_clock::now();
-      permutation_ = one_sa_order();
+      permutation_ = one_sa_order(pattern);
       reorder_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (!permutation_.empty()) build(permutation_);
+      if (!permutation_.empty()) build_from(csr);
     }
     // Row i of the multiplied matrix is original row map[i]: the caller's reordering composed with ours.
     const std::vector<int64_t>& caller = problem_.A->row_permutation;
@@ -171,9 +212,7 @@ class BcsrTcSpmm final : public SpmmExecutor {
   // of block-row lengths (reorder::choose's): the kernel splits long block rows across CTAs, so
   // only a longer critical path costs time, while gathering scrambled blocks back into few dense
   // block rows always widens the spread.
-  std::vector<int64_t> one_sa_order() {
-    const DeviceCsr<float> csr = gpu_normalize<float>(problem_.A->layout, problem_.A->duplicates, handle_.gpu());
-    const CsrMatrix<float> host = csr_to_host(csr.view(), handle_.stream);
+  std::vector<int64_t> one_sa_order(const HostCsrPattern& host) {
     const reorder::Pattern pattern{host.rows, host.cols, host.row_ptr.data(), host.col_idx.data()};
     const int64_t h = operand_.shape.height, w = operand_.shape.width;
     reorder::Options plain;
@@ -200,7 +239,9 @@ class BcsrTcSpmm final : public SpmmExecutor {
   std::string describe() const {
     std::string text = str("BCSR tensor cores, ", precision_name(precision_), ", ", operand_.shape.height, "x",
                            operand_.shape.width, " blocks, ", operand_.blocks, " blocks, fill ", operand_.fill());
-    if (!permutation_.empty())
+    if (rejected_ && fill_bound_ > 0)
+      text += str(", no row order can fill the blocks beyond ", fill_bound_);
+    else if (!permutation_.empty())
       text += str(", 1-SA reordering: ", identity_blocks_, " -> ", operand_.blocks, " blocks");
     else if (reorder_seconds_ > 0)
       text += ", original order kept (1-SA found no order with fewer blocks and no longer block row)";
@@ -216,6 +257,8 @@ class BcsrTcSpmm final : public SpmmExecutor {
   DeviceBuffer own_workspace_;
   uint64_t version_ = 0;
   int64_t identity_blocks_ = 0;
+  bool rejected_ = false;
+  double fill_bound_ = 0;  // reachable_fill_bound, when AUTO computed it
   double preprocess_seconds_ = 0, reorder_seconds_ = 0;
 };
 
@@ -229,8 +272,9 @@ bool bcsr_tc_applies(const SpmmProblem& problem) {
 
 std::unique_ptr<SpmmExecutor> make_bcsr_tc_spmm(sparsetc_handle_s& handle, const SpmmProblem& problem,
                                                 std::string& reason, bool only_if_predicted_faster) {
-  auto executor = std::make_unique<BcsrTcSpmm>(handle, problem, reason);
-  if (only_if_predicted_faster && !predicted_faster(executor->operand().fill(), problem.B.cols)) {
+  auto executor = std::make_unique<BcsrTcSpmm>(handle, problem, reason, only_if_predicted_faster);
+  if (only_if_predicted_faster &&
+      (executor->rejected() || !predicted_faster(executor->operand().fill(), problem.B.cols))) {
     reason = str("blocks fill too little for the tensor cores (", reason, ")");
     return nullptr;
   }

@@ -55,6 +55,16 @@ CsrMatrix<V> csr_to_host(const DeviceCsrView<V>& d, cudaStream_t stream) {
 }
 
 template <typename V>
+HostCsrPattern csr_pattern_to_host(const DeviceCsrView<V>& d, cudaStream_t stream) {
+  HostCsrPattern pattern;
+  pattern.rows = d.rows;
+  pattern.cols = d.cols;
+  pattern.row_ptr = download<int64_t>(d.row_ptr, d.rows + 1, stream);
+  pattern.col_idx = widen(download<int32_t>(d.col_idx, d.nnz, stream));
+  return pattern;
+}
+
+template <typename V>
 CscMatrix<V> csc_to_host(const DeviceCscView<V>& d, cudaStream_t stream) {
   CscMatrix<V> csc;
   csc.rows = d.rows;
@@ -141,6 +151,7 @@ VbrMatrix<V> DeviceVbr<V>::to_host(cudaStream_t stream) const {
   template DeviceCsr<V> csr_to_device<V>(const CsrMatrix<V>&, const GpuContext&);          \
   template CsrMatrix<V> csr_to_host<V>(const DeviceCsrView<V>&, cudaStream_t);             \
   template CscMatrix<V> csc_to_host<V>(const DeviceCscView<V>&, cudaStream_t);             \
+  template HostCsrPattern csr_pattern_to_host<V>(const DeviceCsrView<V>&, cudaStream_t);   \
   template struct DeviceCsc<V>;                                                            \
   template struct DeviceBcsr<V>;                                                           \
   template struct DeviceBitmapTiles<V>;                                                    \

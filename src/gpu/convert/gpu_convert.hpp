@@ -115,6 +115,15 @@ template <typename V>
 CsrMatrix<V> csr_to_host(const DeviceCsrView<V>& csr, cudaStream_t stream);
 template <typename V>
 CscMatrix<V> csc_to_host(const DeviceCscView<V>& csc, cudaStream_t stream);
+// The structure of a device CSR on the host, columns widened to int64, without its values (what
+// host reordering reads).
+struct HostCsrPattern {
+  int64_t rows = 0, cols = 0;
+  std::vector<int64_t> row_ptr;  // rows + 1
+  std::vector<int64_t> col_idx;  // row_ptr[rows]
+};
+template <typename V>
+HostCsrPattern csr_pattern_to_host(const DeviceCsrView<V>& csr, cudaStream_t stream);
 
 // ---- 1. A user's device arrays -> canonical device CSR.
 // raw: pointers into device memory; any index widths, base 0/1, values of any sparsetc value type

@@ -16,16 +16,13 @@
 
 namespace sparsetc::detail::tc {
 
-// ---- fp16 / bf16: 16x16 blocks, mma.m16n8k16 with fp32 accumulation, ldmatrix for A and B.
-template <bool kBf16>
-struct HalfTraits {
-  using Value = uint16_t;  // A and B storage (fp16 or bf16 bits)
+// ---- The 16-row A side shared by the fp16/bf16 (16x16) and tf32 (16x8) blocks: both are 512 bytes,
+// two 16-byte chunks per row, swizzled by bit 2 of the row, read by one ldmatrix.x4 whose four 8x8
+// b16 matrices are exactly the A fragment of m16n8k16 (and, read as 8 rows x 4 floats, of m16n8k8
+// tf32); the accumulator layout of a 16x8 tile is the same for both MMAs.
+struct SixteenRowA {
   using Acc = float;
-  static constexpr int kBlockH = 16, kBlockW = 16, kElemBytes = 2;
-  static constexpr int kAccPerTile = 4;  // accumulators per thread of one kBlockH x 8 tile
-  static constexpr int kAChunksPerRow = kBlockW * kElemBytes / 16;
-  static constexpr int b_row_stride(int tn) { return tn * kElemBytes + (tn >= 16 ? 16 : 0); }
-  static constexpr int kBColStride = kBlockW * kElemBytes + 16;
+  static constexpr int kAccPerTile = 4;  // accumulators per thread of one 16 x 8 tile
 
   struct AFrag { uint32_t r[4]; };
   struct BFrag { uint32_t r[2]; };
@@ -39,6 +36,19 @@ struct HalfTraits {
   static __device__ __forceinline__ void load_a(AFrag& a, uint32_t block, uint32_t lane_offset) {
     ldmatrix_x4(a.r, block + lane_offset);
   }
+  static __device__ __forceinline__ int acc_row(int i, int lane) { return (lane >> 2) + (i >> 1) * 8; }
+  static __device__ __forceinline__ int acc_col(int i, int lane) { return (lane & 3) * 2 + (i & 1); }
+};
+
+// ---- fp16 / bf16: 16x16 blocks, mma.m16n8k16 with fp32 accumulation, ldmatrix for A and B.
+template <bool kBf16>
+struct HalfTraits : SixteenRowA {
+  using Value = uint16_t;  // A and B storage (fp16 or bf16 bits)
+  static constexpr int kBlockH = 16, kBlockW = 16, kElemBytes = 2;
+  static constexpr int kAChunksPerRow = kBlockW * kElemBytes / 16;
+  static constexpr int b_row_stride(int tn) { return tn * kElemBytes + (tn >= 16 ? 16 : 0); }
+  static constexpr int kBColStride = kBlockW * kElemBytes + 16;
+
   // This lane's ldmatrix row address in a B slab for the warp's first column n_first; the .x2 form
   // reads lanes 0-15 only, for which the same address holds.
   template <int TN, bool kColMajor>
@@ -70,36 +80,21 @@ struct HalfTraits {
     if constexpr (kBf16) mma_m16n8k16_bf16(c.v, a.r, b.r);
     else mma_m16n8k16_f16(c.v, a.r, b.r);
   }
-  static __device__ __forceinline__ int acc_row(int i, int lane) { return (lane >> 2) + (i >> 1) * 8; }
-  static __device__ __forceinline__ int acc_col(int i, int lane) { return (lane & 3) * 2 + (i & 1); }
 };
 using F16Traits = HalfTraits<false>;
 using Bf16Traits = HalfTraits<true>;
 
 // ---- tf32: 16x8 blocks of fp32 (A stored already rounded to tf32), mma.m16n8k8; B rounded with
 // cvt.rna as its fragments are loaded.
-struct Tf32Traits {
+struct Tf32Traits : SixteenRowA {
   using Value = float;
-  using Acc = float;
   static constexpr int kBlockH = 16, kBlockW = 8, kElemBytes = 4;
-  static constexpr int kAccPerTile = 4;
   static constexpr int kAChunksPerRow = kBlockW * kElemBytes / 16;
   static constexpr int b_row_stride(int tn) { return tn * kElemBytes + 32; }
   static constexpr int kBColStride = kBlockW * kElemBytes + 16;
 
-  struct AFrag { uint32_t r[4]; };
-  struct BFrag { uint32_t r[2]; };
-  struct AccTile { float v[4] = {0.f, 0.f, 0.f, 0.f}; };
-
-  static __device__ __forceinline__ int a_offset(int row, int chunk) {
-    return (row * 2 + (chunk ^ ((row >> 2) & 1))) * 16;
-  }
-  // 32-bit elements through ldmatrix: each 8x8 b16 matrix is 8 rows x 4 floats, and thread l receives
-  // element (l / 4, l % 4) of each: exactly the tf32 A fragment.
-  static __device__ __forceinline__ uint32_t a_lane(int lane) { return a_offset(lane & 15, lane >> 4); }
-  static __device__ __forceinline__ void load_a(AFrag& a, uint32_t block, uint32_t lane_offset) {
-    ldmatrix_x4(a.r, block + lane_offset);
-  }
+  // A comes from SixteenRowA: through ldmatrix each 8x8 b16 matrix is 8 rows x 4 floats, and thread l
+  // receives element (l / 4, l % 4) of each, exactly the tf32 A fragment.
   // Element (k = t, n = n_first + g) of the slab.
   template <int TN, bool kColMajor>
   static __device__ __forceinline__ uint32_t b_lane(int n_first, int lane) {
@@ -120,8 +115,6 @@ struct Tf32Traits {
   static __device__ __forceinline__ void mma(AccTile& c, const AFrag& a, const BFrag& b) {
     mma_m16n8k8_tf32(c.v, a.r, b.r);
   }
-  static __device__ __forceinline__ int acc_row(int i, int lane) { return (lane >> 2) + (i >> 1) * 8; }
-  static __device__ __forceinline__ int acc_col(int i, int lane) { return (lane & 3) * 2 + (i & 1); }
 };
 
 // ---- f64: 8x8 blocks of doubles, two mma.m8n8k4 k-steps per block, 8-byte shared loads.
