@@ -67,24 +67,6 @@ constexpr double kFillWorthReordering = 0.70;
 // 1-SA must remove at least this fraction of the blocks to be used (reorder::choose's threshold).
 constexpr double kMinBlockReduction = 0.05;
 
-// An upper bound on the block fill that any row order can reach: a block column touched by R rows
-// needs at least ceil(R / h) blocks of height h, and the R summed over block columns is the number
-// of (row, block column) pairs, so blocks >= pairs / h and fill <= nnz / (pairs * w). Cheap (one
-// pass over the pattern) and exact as a bound, it lets AUTO reject a matrix that no reordering can
-// make worth the tensor cores without paying for 1-SA.
-double reachable_fill_bound(const HostCsrPattern& pattern, int64_t block_width) {
-  int64_t pairs = 0;
-  for (int64_t i = 0; i < pattern.rows; ++i) {
-    int64_t last = -1;
-    for (int64_t k = pattern.row_ptr[size_t(i)]; k < pattern.row_ptr[size_t(i) + 1]; ++k) {
-      const int64_t block_col = pattern.col_idx[size_t(k)] / block_width;
-      pairs += block_col != last;
-      last = block_col;
-    }
-  }
-  return pairs > 0 ? double(pattern.col_idx.size()) / (double(pairs) * double(block_width)) : 0.0;
-}
-
 class BcsrTcSpmm final : public SpmmExecutor {
  public:
   // auto_choice: AUTO is asking; stop before 1-SA (and leave rejected() true) when no order can
@@ -184,7 +166,9 @@ class BcsrTcSpmm final : public SpmmExecutor {
     if (may_reorder) {
       const HostCsrPattern pattern = csr_pattern_to_host(csr.view(), handle_.stream);
       if (auto_choice && !predicted) {
-        fill_bound_ = reachable_fill_bound(pattern, operand_.shape.width);
+        // No reordering can do better than this: skip 1-SA when even the bound loses.
+        const reorder::Pattern view{pattern.rows, pattern.cols, pattern.row_ptr.data(), pattern.col_idx.data()};
+        fill_bound_ = reorder::reachable_fill_bound(view, operand_.shape.width);
         if (!predicted_faster(fill_bound_, problem_.B.cols)) {
           rejected_ = true;
           return;

@@ -102,4 +102,19 @@ Quality measure(const Pattern& a, const int64_t* permutation, const std::vector<
   return q;
 }
 
+double reachable_fill_bound(const Pattern& a, int64_t block_width) {
+  require(block_width >= 1, SPARSETC_STATUS_INVALID_VALUE, "block width must be >= 1, got ", block_width);
+  int64_t pairs = 0;
+  for (int64_t i = 0; i < a.rows; ++i) {
+    int64_t last = -1;
+    for (int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      const int64_t block_col = a.col_idx[k] / block_width;
+      pairs += block_col != last;
+      last = block_col;
+    }
+  }
+  const int64_t nnz = a.rows > 0 ? a.row_ptr[a.rows] : 0;
+  return pairs > 0 ? double(nnz) / (double(pairs) * double(block_width)) : 0.0;
+}
+
 }  // namespace sparsetc::detail::reorder

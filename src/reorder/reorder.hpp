@@ -101,6 +101,13 @@ struct Quality {
 Quality measure(const Pattern& a, const int64_t* permutation, const std::vector<int64_t>& group_ptr,
                 int64_t block_height, int64_t block_width, int threads = 0);
 
+// An upper bound on the fill nnz / (blocks * h * w) of h x w blocks over every row order (any h):
+// a block column touched by R rows needs at least ceil(R / h) blocks, and the R summed over block
+// columns is the number of (row, block column) pairs, so blocks >= pairs / h and
+// fill <= nnz / (pairs * w). One pass over the pattern: it tells that no reordering can make a
+// matrix worth blocking without running one. 0 for an empty matrix.
+double reachable_fill_bound(const Pattern& a, int64_t block_width);
+
 // AUTO: the candidates are 1-SA with the options and, when neither a maximum height nor padding
 // is asked for, 1-SA with groups capped at block_height and padded to it (aligned with the BCSR
 // block rows, SMaT's variant). A candidate is eligible if it removes more than min_reduction of

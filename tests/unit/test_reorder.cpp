@@ -403,6 +403,55 @@ TEST(Reorder, QualityMatchesBruteForce) {
   }
 }
 
+// The reachable-fill bound is never beaten by an order (identity, 1-SA's, random ones) and is
+// exact where rows cover whole block segments.
+TEST(Reorder, ReachableFillBoundHoldsForEveryOrder) {
+  const uint64_t seed = sparsetc_test::fresh_seed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (int trial = 0; trial < 20; ++trial) {
+    const int64_t rows = int64_t(1 + rng() % 200), cols = int64_t(1 + rng() % 200);
+    const CsrMatrix<double> m = structured_random(rng, rows, cols);
+    const int64_t h = int64_t(1 + rng() % 20), w = int64_t(1 + rng() % 20);
+    const double bound = ro::reachable_fill_bound(pattern_of(m), w);
+    std::vector<int64_t> shuffled(static_cast<size_t>(rows));
+    std::iota(shuffled.begin(), shuffled.end(), int64_t(0));
+    std::shuffle(shuffled.begin(), shuffled.end(), rng);
+    const ro::Blocking b = ro::one_sa(pattern_of(m), random_options(rng));
+    const std::vector<const int64_t*> orders = {nullptr, shuffled.data(), b.permutation.data()};
+    for (const int64_t* order : orders) {
+      const ro::Quality q = ro::measure(pattern_of(m), order, {}, h, w, 2);
+      if (q.blocks) EXPECT_LE(q.in_block_density, bound * (1 + 1e-12));
+    }
+    if (m.nnz() == 0) EXPECT_EQ(bound, 0.0);
+  }
+  // Dense 4x8 blocks on a scrambled row order: every row covers whole 8-wide segments, so the bound
+  // is 1, which the unscrambled order reaches with 4-row blocks.
+  CsrMatrix<double> blocks;
+  blocks.rows = 32;
+  blocks.cols = 64;
+  std::vector<int64_t> order(32);
+  std::iota(order.begin(), order.end(), int64_t(0));
+  std::shuffle(order.begin(), order.end(), rng);
+  for (int64_t i = 0; i < 32; ++i) {
+    const int64_t block_row = order[size_t(i)] / 4;
+    std::vector<int64_t> segments = {block_row % 8, (block_row + 3) % 8};
+    std::sort(segments.begin(), segments.end());
+    for (int64_t c : segments)
+      for (int64_t j = 0; j < 8; ++j) {
+        blocks.col_idx.push_back(c * 8 + j);
+        blocks.values.push_back(1.0);
+      }
+    blocks.row_ptr.push_back(int64_t(blocks.col_idx.size()));
+  }
+  EXPECT_DOUBLE_EQ(ro::reachable_fill_bound(pattern_of(blocks), 8), 1.0);
+  EXPECT_DOUBLE_EQ(ro::reachable_fill_bound(pattern_of(blocks), 16), 0.5);  // 8 of each 16-wide segment
+  std::vector<int64_t> unscrambled(32);  // stored row j is the row placed at position j
+  for (int64_t i = 0; i < 32; ++i) unscrambled[size_t(order[size_t(i)])] = i;
+  EXPECT_DOUBLE_EQ(ro::measure(pattern_of(blocks), unscrambled.data(), {}, 4, 8, 1).in_block_density, 1.0);
+  EXPECT_LT(ro::measure(pattern_of(blocks), nullptr, {}, 4, 8, 1).in_block_density, 1.0);
+}
+
 TEST(Reorder, AutoKeepsIdentityWhereReorderingDoesNotHelp) {
   ro::Options o;
   for (const char* spec : {"band:4000:20", "poisson2d5:64", "poisson3d7:16"}) {
