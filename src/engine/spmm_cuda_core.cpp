@@ -1,5 +1,5 @@
-// The executor of SPARSETC_SPMM_ALG_CSR, _DCSR and _TILED_DCSR: this library's CUDA-core SpMM
-// kernels (gpu/spmm/cuda_core/). At creation A is normalised on the device (float for the fp32 and
+// The executor of SPARSETC_SPMM_ALG_CSR, _DCSR and _TILED_DCSR (and of the internal tiles-from-CSC
+// variant): this library's CUDA-core SpMM kernels (gpu/spmm/cuda_core/). At creation A is normalised on the device (float for the fp32 and
 // half paths, double for fp64), transposed once for op(A) = A^T, built into the algorithm's format
 // with its work schedule for the planned N, and its values rounded to f16/bf16 for the half paths.
 // All of it is rebuilt when A's values change. Executions run on the handle's stream.
@@ -20,8 +20,14 @@ namespace sparsetc::detail {
 namespace {
 
 const char* alg_name(sparsetc_spmm_alg_t alg) {
-  return alg == SPARSETC_SPMM_ALG_CSR ? "CSR" : alg == SPARSETC_SPMM_ALG_DCSR ? "DCSR" : "tiled DCSR";
+  return alg == SPARSETC_SPMM_ALG_CSR    ? "CSR"
+         : alg == SPARSETC_SPMM_ALG_DCSR ? "DCSR"
+         : alg == kSpmmAlgTiledFromCsc   ? "tiled DCSR from CSC"
+                                         : "tiled DCSR";
 }
+
+// The B-stationary paths add partial sums into C with atomics.
+bool b_stationary(sparsetc_spmm_alg_t alg) { return alg == SPARSETC_SPMM_ALG_TILED_DCSR || alg == kSpmmAlgTiledFromCsc; }
 
 const char* precision_name(CorePrecision p) {
   switch (p) {
@@ -57,8 +63,8 @@ CorePrecision choose_precision(const SpmmProblem& p, sparsetc_spmm_alg_t alg) {
          written, ", not ", value_type_name(c));
   }
   const bool half_c = c == SPARSETC_VALUE_F16 || c == SPARSETC_VALUE_BF16;
-  require(alg != SPARSETC_SPMM_ALG_TILED_DCSR || !half_c, SPARSETC_STATUS_NOT_SUPPORTED,
-          "tiled DCSR SpMM adds partial sums into C with atomics: C in ", value_type_name(c),
+  require(!b_stationary(alg) || !half_c, SPARSETC_STATUS_NOT_SUPPORTED, alg_name(alg),
+          " SpMM adds partial sums into C with atomics: C in ", value_type_name(c),
           " would be rounded at every partial sum (use C in f32, or SPARSETC_SPMM_ALG_CSR / _DCSR)");
   return precision;
 }
@@ -67,7 +73,7 @@ class CudaCoreSpmm final : public SpmmExecutor {
  public:
   CudaCoreSpmm(sparsetc_handle_s& handle, const SpmmProblem& problem, sparsetc_spmm_alg_t alg)
       : handle_(handle), problem_(problem), alg_(alg) {
-    require(alg == SPARSETC_SPMM_ALG_CSR || alg == SPARSETC_SPMM_ALG_DCSR || alg == SPARSETC_SPMM_ALG_TILED_DCSR,
+    require(alg == SPARSETC_SPMM_ALG_CSR || alg == SPARSETC_SPMM_ALG_DCSR || b_stationary(alg),
             SPARSETC_STATUS_INVALID_VALUE, "make_cuda_core_spmm: algorithm ", alg, " is not CSR, DCSR or TILED_DCSR");
     require(handle.backend == SPARSETC_BACKEND_GPU, SPARSETC_STATUS_NOT_SUPPORTED, alg_name(alg),
             " SpMM needs a handle on the GPU backend");
@@ -102,6 +108,10 @@ class CudaCoreSpmm final : public SpmmExecutor {
       tiled_spmm(tiled_, precision_, tiled_schedule_, args, handle_.stream);
       return;
     }
+    if (alg_ == kSpmmAlgTiledFromCsc) {
+      csc_tiled_spmm(csc_, precision_, csc_schedule_, args, handle_.stream);
+      return;
+    }
     if (!workspace && row_schedule_.workspace_bytes) {
       // Kept for the plan's next executions (from the handle's pool or allocator).
       if (own_workspace_.size() < row_schedule_.workspace_bytes)
@@ -117,7 +127,7 @@ class CudaCoreSpmm final : public SpmmExecutor {
   DeviceCsr<V> multiplied_a(const GpuContext& context) {
     DeviceCsr<V> csr = gpu_normalize<V>(problem_.A->layout, problem_.A->duplicates, context);
     if ((precision_ == CorePrecision::f16 || precision_ == CorePrecision::bf16) &&
-        (problem_.op != SPARSETC_OP_NON_TRANSPOSE || alg_ == SPARSETC_SPMM_ALG_TILED_DCSR)) {
+        (problem_.op != SPARSETC_OP_NON_TRANSPOSE || b_stationary(alg_))) {
       // The range check here, where entry numbers are still the caller's (CSR order).
       storage_values<V>(csr.values, csr.nnz, context);  // half paths: reads csr.values, leaves it
     }
@@ -156,6 +166,16 @@ class CudaCoreSpmm final : public SpmmExecutor {
       tiled_schedule_ = make_tiled_schedule(tiled_, precision_, n, context);
       return;
     }
+    if (alg_ == kSpmmAlgTiledFromCsc) {
+      DeviceCsc<V> c = gpu_csr_to_csc(csr.view(), context);
+      csr = DeviceCsr<V>();
+      row_ptr_ = std::move(c.col_ptr);  // the CSC's column offsets
+      row_idx_ = std::move(c.row_idx);
+      values_ = storage_values<V>(c.values, nnz, context);
+      csc_ = CoreCsc{c.rows, c.cols, nnz, row_ptr_.as<const int64_t>(), row_idx_.as<const int32_t>(), values_.data()};
+      csc_schedule_ = make_csc_tiled_schedule(csc_, precision_, n, context);
+      return;
+    }
     if (alg_ == SPARSETC_SPMM_ALG_DCSR) {
       DeviceDcsr<V> d = gpu_csr_to_dcsr(csr.view(), context);
       row_idx_ = std::move(d.row_idx);
@@ -186,6 +206,9 @@ class CudaCoreSpmm final : public SpmmExecutor {
                  "x", problem_.A->layout.cols, " nnz ", problem_.A->layout.nnz, ", N ", problem_.C.cols,
                  alg_ == SPARSETC_SPMM_ALG_TILED_DCSR
                      ? str(", strips of ", tiled_.strip_width, ", ", tiled_schedule_.items, " CTAs per column tile")
+                 : alg_ == kSpmmAlgTiledFromCsc
+                     ? str(", strips of ", csc_schedule_.strip_width, ", ", csc_schedule_.windows,
+                           " windows per column tile")
                      : str(", short rows ", row_schedule_.rows_per_stream > 0 ? "in streams of " : "in groups of ",
                            row_schedule_.rows_per_stream > 0 ? row_schedule_.rows_per_stream
                                                              : int64_t(1) << row_schedule_.lanes_k_log,
@@ -206,6 +229,8 @@ class CudaCoreSpmm final : public SpmmExecutor {
   RowSchedule row_schedule_;
   CoreTiled tiled_;
   TiledSchedule tiled_schedule_;
+  CoreCsc csc_;
+  CscTiledSchedule csc_schedule_;
   DeviceBuffer own_workspace_;
 };
 

@@ -32,7 +32,11 @@ class SpmmExecutor {
 
 std::unique_ptr<SpmmExecutor> make_cpu_spmm(sparsetc_handle_s& handle, const SpmmProblem& problem);
 std::unique_ptr<SpmmExecutor> make_cusparse_spmm(sparsetc_handle_s& handle, const SpmmProblem& problem);
-// Device kernels of this library. alg: SPARSETC_SPMM_ALG_CSR, _DCSR or _TILED_DCSR.
+// Internal variant of the tiled DCSR path: A kept as CSC and each CTA's tile built from it on the
+// fly (the DCSR paper's near-memory conversion in software). Reached through make_cuda_core_spmm
+// (tests, benchmarks), not a public algorithm.
+inline constexpr sparsetc_spmm_alg_t kSpmmAlgTiledFromCsc = 1000;
+// Device kernels of this library. alg: SPARSETC_SPMM_ALG_CSR, _DCSR, _TILED_DCSR or kSpmmAlgTiledFromCsc.
 std::unique_ptr<SpmmExecutor> make_cuda_core_spmm(sparsetc_handle_s& handle, const SpmmProblem& problem,
                                                   sparsetc_spmm_alg_t alg);
 // BCSR on tensor cores. With only_if_predicted_faster (AUTO), nullptr when A's blocks fill too

@@ -1,11 +1,16 @@
 // Shared by the engine-level GPU tests: skipping without a device, a non-blocking stream of the
-// test's own (so work is checked off the legacy default stream), and bit-exact array comparison.
+// test's own (so work is checked off the legacy default stream), bit-exact array comparison, and
+// the benchmarks' event timer and environment lists.
 #pragma once
 
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "gpu/gpu_context.hpp"
@@ -40,6 +45,40 @@ template <typename T>
       return ::testing::AssertionFailure() << what << "[" << i << "] = " << +got[i] << ", want " << +want[i]
                                            << " (of " << got.size() << ")";
   return ::testing::AssertionSuccess();
+}
+
+// Median of `runs` event-timed calls of f on `stream` after `warmup` untimed ones, in ms.
+template <typename F>
+double median_event_ms(cudaStream_t stream, int warmup, int runs, F&& f) {
+  for (int i = 0; i < warmup; ++i) f();
+  EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  cudaEvent_t start, stop;
+  EXPECT_EQ(cudaEventCreate(&start), cudaSuccess);
+  EXPECT_EQ(cudaEventCreate(&stop), cudaSuccess);
+  std::vector<double> times;
+  for (int r = 0; r < runs; ++r) {
+    cudaEventRecord(start, stream);
+    f();
+    cudaEventRecord(stop, stream);
+    cudaEventSynchronize(stop);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start, stop);
+    times.push_back(ms);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+// The comma-separated list in environment variable `name`, or `fallback` when it is not set.
+inline std::vector<std::string> env_list(const char* name, std::vector<std::string> fallback) {
+  const char* env = std::getenv(name);
+  if (!env) return fallback;
+  std::vector<std::string> out;
+  std::stringstream in(env);
+  for (std::string item; std::getline(in, item, ',');) out.push_back(item);
+  return out;
 }
 
 }  // namespace sparsetc_test

@@ -1,4 +1,4 @@
-// The CUDA-core SpMM executor (SPARSETC_SPMM_ALG_CSR, _DCSR, _TILED_DCSR) against a float64 host
+// The CUDA-core SpMM executor (SPARSETC_SPMM_ALG_CSR, _DCSR, _TILED_DCSR, tiles from CSC) against a float64 host
 // product of the rounded inputs: every kernel x precision (f32, f64, f16/bf16 with fp32
 // accumulation and f32 or half C) x order of B and C x N in {1, 7, 32, 33, 130}, with packed,
 // padded (ld > N) and unaligned (odd ld, B and C one element off 16 bytes) operands; rows longer
@@ -42,10 +42,18 @@ const Precision kF16{SPARSETC_COMPUTE_32F, SPARSETC_VALUE_F16, SPARSETC_VALUE_F1
 const Precision kBf16F32{SPARSETC_COMPUTE_32F, SPARSETC_VALUE_BF16, SPARSETC_VALUE_F32};
 const Precision kBf16{SPARSETC_COMPUTE_32F, SPARSETC_VALUE_BF16, SPARSETC_VALUE_BF16};
 const Precision kAllPrecisions[] = {kF32, kF64, kF16F32, kF16, kBf16F32, kBf16};
-const sparsetc_spmm_alg_t kAlgs[] = {SPARSETC_SPMM_ALG_CSR, SPARSETC_SPMM_ALG_DCSR, SPARSETC_SPMM_ALG_TILED_DCSR};
+const sparsetc_spmm_alg_t kAlgs[] = {SPARSETC_SPMM_ALG_CSR, SPARSETC_SPMM_ALG_DCSR, SPARSETC_SPMM_ALG_TILED_DCSR,
+                                     sd::kSpmmAlgTiledFromCsc};
 
 const char* alg_name(sparsetc_spmm_alg_t alg) {
-  return alg == SPARSETC_SPMM_ALG_CSR ? "CSR" : alg == SPARSETC_SPMM_ALG_DCSR ? "DCSR" : "TILED_DCSR";
+  return alg == SPARSETC_SPMM_ALG_CSR    ? "CSR"
+         : alg == SPARSETC_SPMM_ALG_DCSR ? "DCSR"
+         : alg == sd::kSpmmAlgTiledFromCsc ? "TILED_FROM_CSC"
+                                          : "TILED_DCSR";
+}
+// The B-stationary kernels: atomics into C (no half C, not bitwise repeatable).
+bool b_stationary(sparsetc_spmm_alg_t alg) {
+  return alg == SPARSETC_SPMM_ALG_TILED_DCSR || alg == sd::kSpmmAlgTiledFromCsc;
 }
 const char* type_name(sparsetc_value_type_t t) {
   return t == SPARSETC_VALUE_F32 ? "f32" : t == SPARSETC_VALUE_F64 ? "f64" : t == SPARSETC_VALUE_F16 ? "f16" : "bf16";
@@ -191,7 +199,7 @@ std::unique_ptr<sd::SpmmExecutor> make_executor(GpuHandle& g, DeviceMatrix& a, c
 
 bool supported(sparsetc_spmm_alg_t alg, const Precision& p) {
   const bool half_c = p.c == SPARSETC_VALUE_F16 || p.c == SPARSETC_VALUE_BF16;
-  return !(alg == SPARSETC_SPMM_ALG_TILED_DCSR && half_c);
+  return !(b_stationary(alg) && half_c);
 }
 
 // Lengths: a quarter empty, most short, some beyond a warp's share and beyond one CTA chunk.
@@ -323,7 +331,7 @@ TEST(CudaCoreSpmm, RowsLongerThan10k) {
         c.beta = n % 2 ? 0.0 : -2.0;
         c.explicit_workspace = n == 130 || n == 7;
         // C-stationary results are bitwise repeatable (beta = 0 runs compare their bits).
-        EXPECT_TRUE(run_case(g, a, da, c, alg == SPARSETC_SPMM_ALG_TILED_DCSR ? 1 : 3)) << "seed " << seed;
+        EXPECT_TRUE(run_case(g, a, da, c, b_stationary(alg) ? 1 : 3)) << "seed " << seed;
       }
 }
 
@@ -340,8 +348,70 @@ TEST(CudaCoreSpmm, MultiChunkRowsNeedWorkspace) {
     c.alg = alg;
     EXPECT_GT(make_executor(g, da, c, B, C)->workspace_size(), size_t(0)) << alg_name(alg);
   }
-  c.alg = SPARSETC_SPMM_ALG_TILED_DCSR;
-  EXPECT_EQ(make_executor(g, da, c, B, C)->workspace_size(), size_t(0));
+  for (sparsetc_spmm_alg_t alg : {sparsetc_spmm_alg_t(SPARSETC_SPMM_ALG_TILED_DCSR), sd::kSpmmAlgTiledFromCsc}) {
+    c.alg = alg;
+    EXPECT_EQ(make_executor(g, da, c, B, C)->workspace_size(), size_t(0)) << alg_name(alg);
+  }
+}
+
+// The tiles-from-CSC schedule cuts a strip into windows by entries (a dense band fills a strip
+// beyond one window's buffer) and by rows (a long thin column spans more rows than a window
+// counts); every window within both limits, the windows of a strip disjoint and in row order,
+// and the product right through all of them.
+TEST(CudaCoreSpmm, CscWindowsCutByEntriesAndRows) {
+  SKIP_WITHOUT_DEVICE();
+  GpuHandle g;
+  const uint64_t seed = sparsetc_test::fresh_seed();
+  std::mt19937_64 rng(seed);
+  // Rows 0..2999: a band of half-width 40 over columns 0..2999; column 3000 holds every third row.
+  sd::CsrMatrix<double> a;
+  a.rows = 3000;
+  a.cols = 3001;
+  for (int64_t r = 0; r < a.rows; ++r) {
+    for (int64_t c = std::max<int64_t>(0, r - 40); c <= std::min<int64_t>(a.cols - 2, r + 40); ++c) {
+      a.col_idx.push_back(c);
+      a.values.push_back(random_entry(rng));
+    }
+    if (r % 3 == 0) {
+      a.col_idx.push_back(3000);
+      a.values.push_back(random_entry(rng));
+    }
+    a.row_ptr.push_back(int64_t(a.col_idx.size()));
+  }
+  DeviceMatrix da = upload(g, a);
+  for (const Precision& p : {kF32, kF64, kBf16F32})
+    for (int64_t n : {8, 33, 130}) {
+      const bool f64 = p.compute == SPARSETC_COMPUTE_64F;
+      const sd::CorePrecision precision = f64 ? sd::CorePrecision::f64 : sd::CorePrecision::f32;
+      const sd::DeviceCsr<double> csr = sd::gpu_normalize<double>(da.matrix->layout, SPARSETC_DUPLICATES_ERROR, g.gpu());
+      const sd::DeviceCsc<double> csc = sd::gpu_csr_to_csc(csr.view(), g.gpu());
+      const sd::CoreCsc core{csc.rows, csc.cols, csc.nnz, csc.col_ptr.as<const int64_t>(),
+                             csc.row_idx.as<const int32_t>(), csc.values.data()};
+      const sd::CscTiledSchedule s = sd::make_csc_tiled_schedule(core, precision, n, g.gpu());
+      std::vector<sd::CscWindow> windows(size_t(s.windows));
+      sd::copy_device_to_host(windows.data(), s.window.data(), s.window.size(), g.stream);
+      const int64_t capacity = sd::csc_window_capacity(precision);
+      int64_t entries = 0, last_strip_windows = 0;
+      for (size_t i = 0; i < windows.size(); ++i) {
+        const sd::CscWindow& w = windows[i];
+        EXPECT_GT(w.entries, 0);
+        EXPECT_LE(w.entries, capacity);
+        EXPECT_LE(w.row_end - w.row_begin, sd::kCscWindowRows);
+        if (i > 0 && windows[i - 1].strip == w.strip) EXPECT_LE(windows[i - 1].row_end, w.row_begin);
+        if (i > 0) EXPECT_LE(windows[i - 1].strip, w.strip);
+        last_strip_windows += w.strip == windows.back().strip;
+        entries += w.entries;
+      }
+      EXPECT_EQ(entries, csc.nnz);
+      EXPECT_GT(s.windows, (csc.nnz + capacity - 1) / capacity);  // the band needs several per strip
+      EXPECT_GE(last_strip_windows, 3);  // column 3000's strip spans 3000 rows: 1024 per window at most
+      Case c;
+      c.alg = sd::kSpmmAlgTiledFromCsc;
+      c.precision = p;
+      c.n = n;
+      c.beta = n == 33 ? 0.5 : 0.0;
+      EXPECT_TRUE(run_case(g, a, da, c)) << "seed " << seed;
+    }
 }
 
 TEST(CudaCoreSpmm, EmptyStripsAndEmptyMatrix) {
@@ -445,6 +515,7 @@ TEST(CudaCoreSpmm, RejectsWhatItCannotDo) {
   };
   EXPECT_EQ(status_of(SPARSETC_SPMM_ALG_TILED_DCSR, kF16), SPARSETC_STATUS_NOT_SUPPORTED);
   EXPECT_EQ(status_of(SPARSETC_SPMM_ALG_TILED_DCSR, kBf16), SPARSETC_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(status_of(sd::kSpmmAlgTiledFromCsc, kF16), SPARSETC_STATUS_NOT_SUPPORTED);
   EXPECT_EQ(status_of(SPARSETC_SPMM_ALG_CSR, {SPARSETC_COMPUTE_64F, SPARSETC_VALUE_F32, SPARSETC_VALUE_F32}),
             SPARSETC_STATUS_NOT_SUPPORTED);
   EXPECT_EQ(status_of(SPARSETC_SPMM_ALG_CSR, {SPARSETC_COMPUTE_32F, SPARSETC_VALUE_F64, SPARSETC_VALUE_F64}),

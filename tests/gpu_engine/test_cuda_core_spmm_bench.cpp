@@ -37,34 +37,7 @@ constexpr int kRuns = 60;
 constexpr int kWarmup = 5;
 
 double median_ms(cudaStream_t stream, const std::function<void()>& f) {
-  for (int i = 0; i < kWarmup; ++i) f();
-  EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
-  std::vector<double> t;
-  for (int r = 0; r < kRuns; ++r) {
-    cudaEventRecord(a, stream);
-    f();
-    cudaEventRecord(b, stream);
-    cudaEventSynchronize(b);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, a, b);
-    t.push_back(ms);
-  }
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
-std::vector<std::string> list_from_env(const char* name, std::vector<std::string> fallback) {
-  const char* env = std::getenv(name);
-  if (!env) return fallback;
-  std::vector<std::string> out;
-  std::stringstream in(env);
-  for (std::string s; std::getline(in, s, ',');) out.push_back(s);
-  return out;
+  return sparsetc_test::median_event_ms(stream, kWarmup, kRuns, f);
 }
 
 #define CUSPARSE_OK(call) ASSERT_EQ((call), CUSPARSE_STATUS_SUCCESS) << #call
@@ -72,10 +45,10 @@ std::vector<std::string> list_from_env(const char* name, std::vector<std::string
 TEST(CudaCoreSpmmBench, VersusCusparse) {
   SKIP_WITHOUT_DEVICE();
   if (!std::getenv("SPARSETC_BENCH")) GTEST_SKIP() << "set SPARSETC_BENCH=1 to time the kernels";
-  const auto specs = list_from_env("SPARSETC_BENCH_SPECS",
+  const auto specs = sparsetc_test::env_list("SPARSETC_BENCH_SPECS",
                                    {"rmat:16:16", "uniform:200000:16", "poisson2d5:1024", "band:16384:64"});
   std::vector<int64_t> ns;
-  for (const std::string& s : list_from_env("SPARSETC_BENCH_NS", {"8", "32", "128", "512"})) ns.push_back(std::stoll(s));
+  for (const std::string& s : sparsetc_test::env_list("SPARSETC_BENCH_NS", {"8", "32", "128", "512"})) ns.push_back(std::stoll(s));
   cudaDeviceProp prop{};
   int device = 0;
   cudaGetDevice(&device);

@@ -16,6 +16,7 @@
 
 #include "gpu_engine_support.hpp"
 #include "core/half.hpp"
+#include "engine/dense.hpp"
 #include "engine/handle.hpp"
 #include "engine/matrix.hpp"
 #include "formats/raw.hpp"

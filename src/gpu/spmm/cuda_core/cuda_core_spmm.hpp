@@ -150,4 +150,48 @@ TiledSchedule make_tiled_schedule(const CoreTiled& a, CorePrecision precision, i
 void tiled_spmm(const CoreTiled& a, CorePrecision precision, const TiledSchedule& schedule,
                 const CoreDenseArgs& args, cudaStream_t stream);
 
+// ---- B-stationary from CSC: the paper's near-memory CSC -> DCSR conversion (§4.2, Fig. 13) done
+// in software. A stays in CSC; each CTA takes a window (a strip of columns x a range of rows),
+// finds each column's frontier in the window, builds the window's DCSR in shared memory from the
+// frontiers, then multiplies it as tiled_spmm does. No tiled copy of A is kept: beside the CSC the
+// plan holds 16 bytes per window.
+
+// A in canonical CSC (rows increasing within a column), values in the precision's storage type.
+struct CoreCsc {
+  int64_t rows = 0, cols = 0, nnz = 0;
+  const int64_t* col_ptr = nullptr;  // cols + 1
+  const int32_t* row_idx = nullptr;  // nnz
+  const void* values = nullptr;      // nnz
+};
+
+// Rows of a window: the kernel counts them in a shared array of this size.
+inline constexpr int64_t kCscWindowRows = 1024;
+// Most entries of a window (the kernel's shared entry buffer); >= the widest strip, so a row's
+// part of a strip always fits.
+int64_t csc_window_capacity(CorePrecision precision);
+
+struct CscWindow {
+  int32_t strip, row_begin, row_end, entries;  // rows [row_begin, row_end) of strip `strip`
+};
+
+struct CscTiledSchedule {
+  CoreColumnTiling tiling;
+  int64_t strip_width = 0;
+  int lanes_k_log = 0;
+  int64_t windows = 0;  // CTAs per column tile
+  int64_t segments = 0;  // non-empty (row, strip) pairs: the tiled DCSR's row segments
+  DeviceBuffer window;   // CscWindow, windows (strip-major, rows increasing)
+  size_t device_bytes() const { return window.size(); }
+};
+
+// Cuts each strip's rows into windows of at most csc_window_capacity entries and kCscWindowRows
+// rows. Reads the pattern back to the host (a synchronisation point, O(nnz) host work): plan time.
+CscTiledSchedule make_csc_tiled_schedule(const CoreCsc& a, CorePrecision precision, int64_t n,
+                                         const GpuContext& context);
+
+// As tiled_spmm (C scaled by beta, then partial sums added with atomics; C in the accumulator's
+// type; not bitwise deterministic). No sync.
+void csc_tiled_spmm(const CoreCsc& a, CorePrecision precision, const CscTiledSchedule& schedule,
+                    const CoreDenseArgs& args, cudaStream_t stream);
+
 }  // namespace sparsetc::detail

@@ -15,6 +15,19 @@ void check_dense(const CoreDenseArgs& args, int64_t b_rows, int64_t c_rows, cons
           " is less than ", c_min);
 }
 
+// The B-stationary kernels add partial sums into C with atomics, so C has the accumulator's type.
+void check_b_stationary(CorePrecision precision, const CoreColumnTiling& tiling, const CoreDenseArgs& args,
+                        int64_t b_rows, int64_t c_rows, const char* kernel) {
+  const sparsetc_value_type_t accumulator = precision == CorePrecision::f64 ? SPARSETC_VALUE_F64 : SPARSETC_VALUE_F32;
+  require(args.c_type == accumulator, SPARSETC_STATUS_NOT_SUPPORTED, kernel,
+          " adds partial sums into C with atomics, so C must have the accumulator's type (",
+          accumulator == SPARSETC_VALUE_F64 ? "f64" : "f32",
+          "); a half-precision C would be rounded at every partial sum: use the CSR or DCSR path");
+  require(args.n == 0 || tiling.tiles == core_column_tiling(precision, args.n).tiles, SPARSETC_STATUS_INVALID_VALUE,
+          kernel, ": the schedule was made for another N");
+  check_dense(args, b_rows, c_rows, kernel);
+}
+
 }  // namespace
 
 void row_spmm(const CoreRows& a, CorePrecision precision, RowSchedule& schedule, const CoreDenseArgs& args,
@@ -34,19 +47,23 @@ void row_spmm(const CoreRows& a, CorePrecision precision, RowSchedule& schedule,
 
 void tiled_spmm(const CoreTiled& a, CorePrecision precision, const TiledSchedule& schedule, const CoreDenseArgs& args,
                 cudaStream_t stream) {
-  const sparsetc_value_type_t accumulator = precision == CorePrecision::f64 ? SPARSETC_VALUE_F64 : SPARSETC_VALUE_F32;
-  require(args.c_type == accumulator, SPARSETC_STATUS_NOT_SUPPORTED,
-          "tiled DCSR SpMM adds partial sums into C with atomics, so C must have the accumulator's type (",
-          accumulator == SPARSETC_VALUE_F64 ? "f64" : "f32",
-          "); a half-precision C would be rounded at every partial sum: use the CSR or DCSR path");
-  require(args.n == 0 || schedule.tiling.tiles == core_column_tiling(precision, args.n).tiles,
-          SPARSETC_STATUS_INVALID_VALUE, "tiled DCSR SpMM: the schedule was made for another N");
-  check_dense(args, a.cols, a.rows, "tiled DCSR SpMM");
+  check_b_stationary(precision, schedule.tiling, args, a.cols, a.rows, "tiled DCSR SpMM");
   switch (precision) {
     case CorePrecision::f32: return cudacore::run_tiled_spmm<CorePrecision::f32>(a, schedule, args, stream);
     case CorePrecision::f64: return cudacore::run_tiled_spmm<CorePrecision::f64>(a, schedule, args, stream);
     case CorePrecision::f16: return cudacore::run_tiled_spmm<CorePrecision::f16>(a, schedule, args, stream);
     case CorePrecision::bf16: return cudacore::run_tiled_spmm<CorePrecision::bf16>(a, schedule, args, stream);
+  }
+}
+
+void csc_tiled_spmm(const CoreCsc& a, CorePrecision precision, const CscTiledSchedule& schedule,
+                    const CoreDenseArgs& args, cudaStream_t stream) {
+  check_b_stationary(precision, schedule.tiling, args, a.cols, a.rows, "CSC tiled SpMM");
+  switch (precision) {
+    case CorePrecision::f32: return cudacore::run_csc_tiled_spmm<CorePrecision::f32>(a, schedule, args, stream);
+    case CorePrecision::f64: return cudacore::run_csc_tiled_spmm<CorePrecision::f64>(a, schedule, args, stream);
+    case CorePrecision::f16: return cudacore::run_csc_tiled_spmm<CorePrecision::f16>(a, schedule, args, stream);
+    case CorePrecision::bf16: return cudacore::run_csc_tiled_spmm<CorePrecision::bf16>(a, schedule, args, stream);
   }
 }
 

@@ -17,4 +17,9 @@ template <CorePrecision P>
 void run_tiled_spmm(const CoreTiled& a, const TiledSchedule& schedule, const CoreDenseArgs& args,
                     cudaStream_t stream);
 
+// Defined in csc_tiled_kernel.cuh, instantiated in csc_tiled_spmm_<precision>.cu.
+template <CorePrecision P>
+void run_csc_tiled_spmm(const CoreCsc& a, const CscTiledSchedule& schedule, const CoreDenseArgs& args,
+                        cudaStream_t stream);
+
 }  // namespace sparsetc::detail::cudacore

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "core/error.hpp"
 #include "gpu/convert/convert_common.cuh"
@@ -205,6 +206,62 @@ TiledSchedule make_tiled_schedule(const CoreTiled& a, CorePrecision precision, i
   s.item_ptr = gc::buffer_of<int64_t>(a.strips + 1, context);
   gc::exclusive_scan_total(items.as<const int64_t>(), s.item_ptr.as<int64_t>(), a.strips, context);
   s.items = gc::read_back(s.item_ptr.as<const int64_t>() + a.strips, context.stream);
+  return s;
+}
+
+int64_t csc_window_capacity(CorePrecision precision) {
+  // Shared memory beside a B tile of up to 32 KB: 2048 entries of 2-byte columns and 2- or 4-byte
+  // values, 1024 of 8-byte values.
+  return precision == CorePrecision::f64 ? 1024 : 2048;
+}
+
+CscTiledSchedule make_csc_tiled_schedule(const CoreCsc& a, CorePrecision precision, int64_t n,
+                                         const GpuContext& context) {
+  CscTiledSchedule s;
+  s.tiling = core_column_tiling(precision, n);
+  s.strip_width = tiled_strip_width(precision, n);
+  if (a.nnz == 0 || a.rows == 0 || a.cols == 0) return s;
+  require(a.rows <= INT32_MAX && (a.cols - 1) / s.strip_width <= INT32_MAX, SPARSETC_STATUS_SIZE_OVERFLOW,
+          "CSC tiled SpMM: ", a.rows, " rows or ", a.cols, " columns exceed the window list's int32 fields");
+  std::vector<int64_t> col_ptr(size_t(a.cols + 1));
+  std::vector<int32_t> row_idx(size_t(a.nnz));
+  copy_device_to_host(col_ptr.data(), a.col_ptr, col_ptr.size() * sizeof(int64_t), context.stream);
+  copy_device_to_host(row_idx.data(), a.row_idx, row_idx.size() * sizeof(int32_t), context.stream);
+
+  // Per strip: the entries of each row (a dense counter, reset through the list of touched rows),
+  // then the touched rows in order, cut where a window would pass its capacity or its row span.
+  const int64_t capacity = csc_window_capacity(precision);
+  const int64_t strips = (a.cols - 1) / s.strip_width + 1;
+  std::vector<int32_t> count(size_t(a.rows), 0);
+  std::vector<int32_t> touched;
+  std::vector<CscWindow> windows;
+  for (int64_t strip = 0; strip < strips; ++strip) {
+    touched.clear();
+    const int64_t c_end = std::min(a.cols, (strip + 1) * s.strip_width);
+    for (int64_t e = col_ptr[size_t(strip * s.strip_width)]; e < col_ptr[size_t(c_end)]; ++e)
+      if (count[size_t(row_idx[size_t(e)])]++ == 0) touched.push_back(row_idx[size_t(e)]);
+    if (touched.empty()) continue;
+    std::sort(touched.begin(), touched.end());
+    s.segments += int64_t(touched.size());
+    CscWindow w{int32_t(strip), touched.front(), touched.front(), 0};
+    for (const int32_t r : touched) {
+      const int32_t entries = count[size_t(r)];
+      if (w.entries > 0 && (w.entries + entries > capacity || r - w.row_begin >= kCscWindowRows)) {
+        windows.push_back(w);
+        w = CscWindow{int32_t(strip), r, r, 0};
+      }
+      w.entries += entries;
+      w.row_end = r + 1;
+      count[size_t(r)] = 0;
+    }
+    windows.push_back(w);
+  }
+  s.windows = int64_t(windows.size());
+  s.lanes_k_log = lanes_k_log_for(double(a.nnz) / double(s.segments), s.tiling.lanes_n_log);
+  s.window = DeviceBuffer(windows.size() * sizeof(CscWindow), context);
+  copy_host_to_device(s.window.data(), windows.data(), windows.size() * sizeof(CscWindow), context.stream);
+  // Pageable source: wait so `windows` may go.
+  SPARSETC_CUDA_CHECK(cudaStreamSynchronize(context.stream));
   return s;
 }
 

@@ -1,0 +1,10 @@
+// The B-stationary kernel over CSC for fp32 (A, B, C float).
+#include "gpu/spmm/cuda_core/csc_tiled_kernel.cuh"
+#include "gpu/spmm/cuda_core/kernels.hpp"
+
+namespace sparsetc::detail::cudacore {
+
+template void run_csc_tiled_spmm<CorePrecision::f32>(const CoreCsc&, const CscTiledSchedule&, const CoreDenseArgs&,
+                                                     cudaStream_t);
+
+}  // namespace sparsetc::detail::cudacore
