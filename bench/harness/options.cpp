@@ -26,6 +26,8 @@ const char* usage() {
          "  --spmm-types LIST         SpMM input types: f32,f16,bf16 (default all three)\n"
          "  --spgemm-types LIST       SpGEMM types: f32,f64 (default both)\n"
          "  --spgemm-modes LIST       malloc,pool: cuSPARSE buffers from cudaMalloc or a warm pool (default both)\n"
+         "  --all-paths               SpMM: also time each of sparsetc's device paths by name\n"
+         "                            (sparsetc_csr, sparsetc_dcsr, sparsetc_tiled: the selector's data)\n"
          "  --only LIST, --skip LIST  keep / drop variants whose name contains one of the substrings\n"
          "                            (names: csr_alg2/f16/row, bsr16/f32/col, bell32/f16/row, gemm_tf32/row,\n"
          "                            sparsetc/f32/row, cusparse_alg3/f64/pool, sparsetc/f64/api, csr2csc, ...)\n"
@@ -144,6 +146,7 @@ Options parse_options(int argc, char** argv) {
     else if (a == "--timeout-per-case") o.timeout_per_case_s = real(i);
     else if (a == "--max-seconds") o.max_seconds = real(i);
     else if (a == "--no-flush") o.flush_l2 = false;
+    else if (a == "--all-paths") o.all_paths = true;
     else if (a == "--sample-rows") o.sample_rows = int(integer(i));
     else if (a == "--device") o.device = int(integer(i));
     else if (a == "--csv") o.csv = value(i);

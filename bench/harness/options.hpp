@@ -37,6 +37,7 @@ struct Options {
   double timeout_per_case_s = 0;  // 0: none
   double max_seconds = 0;         // start no new matrix after this many seconds (0: no limit)
   bool flush_l2 = true;
+  bool all_paths = false;  // SpMM: time each of sparsetc's device paths too (--all-paths)
   int sample_rows = 256;
   int device = 0;
 

@@ -489,6 +489,19 @@ void run_spmm_suite(Context& ctx, const MatrixInput& input) {
                  t == CUDA_R_16F ? f16_range : "", [&] {
                    return std::make_unique<SparsetcSpmm>(ctx, *ops, row, t, SPARSETC_SPMM_ALG_BCSR_TC, compute);
                  });
+        if (!o.all_paths) continue;
+        const struct {
+          const char* name;
+          sparsetc_spmm_alg_t alg;
+        } paths[] = {{"sparsetc_csr/", SPARSETC_SPMM_ALG_CSR},
+                     {"sparsetc_dcsr/", SPARSETC_SPMM_ALG_DCSR},
+                     {"sparsetc_tiled/", SPARSETC_SPMM_ALG_TILED_DCSR}};
+        for (const auto& path : paths) {
+          const sparsetc_spmm_alg_t alg = path.alg;
+          consider(variant(path.name + tn, "sparsetc", "csr", path.name, tn, row, floor_bytes(t)),
+                   t == CUDA_R_16F ? f16_range : "",
+                   [&, alg] { return std::make_unique<SparsetcSpmm>(ctx, *ops, row, t, alg); });
+        }
       }
     }
     report_case(ctx.results, first, clock);
