@@ -22,6 +22,7 @@ file(GLOB real_library ${libdir}/libsparsetc.so.*.*.*)
 foreach(path IN ITEMS ${libdir}/libsparsetc.so.1 ${libdir}/libsparsetc.so ${real_library}
                       ${prefix}/include/sparsetc/sparsetc.h ${prefix}/include/sparsetc/sparsetc_types.h
                       ${prefix}/include/sparsetc/sparsetc_export.h ${prefix}/include/sparsetc/sparsetc_version.h
+                      ${prefix}/include/sparsetc/sparsetc_cusparse.h ${libdir}/libsparsetc_cusparse.so
                       ${libdir}/cmake/sparsetc/sparsetcConfig.cmake
                       ${libdir}/cmake/sparsetc/sparsetcConfigVersion.cmake
                       ${libdir}/cmake/sparsetc/sparsetcTargets.cmake ${libdir}/pkgconfig/sparsetc.pc
@@ -39,6 +40,12 @@ file(READ_SYMLINK ${libdir}/libsparsetc.so.1 soname_target)
 get_filename_component(real_name "${real_library}" NAME)
 if(NOT soname_target STREQUAL real_name)
   message(FATAL_ERROR "libsparsetc.so.1 points to ${soname_target}, expected ${real_name}")
+endif()
+
+# ---- the cuSPARSE preload library finds the installed libsparsetc.so.1 beside it ($ORIGIN)
+execute_process(COMMAND objdump -p ${libdir}/libsparsetc_cusparse.so OUTPUT_VARIABLE preload_dynamic)
+if(NOT preload_dynamic MATCHES "NEEDED +libsparsetc\\.so\\.1" OR NOT preload_dynamic MATCHES "(RUNPATH|RPATH) +\\$ORIGIN")
+  message(FATAL_ERROR "libsparsetc_cusparse.so must need libsparsetc.so.1 and find it through $ORIGIN:\n${preload_dynamic}")
 endif()
 
 # ---- pkg-config: relocatable (its directories resolve into this prefix) and enough to build
