@@ -116,6 +116,12 @@ module sparsetc
   integer(c_int32_t), parameter :: SPARSETC_SPGEMM_ALG_TSPARSE_TC = 2
   integer(c_int32_t), parameter :: SPARSETC_SPGEMM_ALG_CUSPARSE = 3
   integer(c_int32_t), parameter :: SPARSETC_SPGEMM_ALG_CPU = 4
+  ! sparsetc_tc_precision_t
+  integer(c_int32_t), parameter :: SPARSETC_TC_PRECISION_DEFAULT = 0
+  integer(c_int32_t), parameter :: SPARSETC_TC_PRECISION_F16 = 1
+  integer(c_int32_t), parameter :: SPARSETC_TC_PRECISION_BF16 = 2
+  integer(c_int32_t), parameter :: SPARSETC_TC_PRECISION_F64 = 3
+  integer(c_int32_t), parameter :: SPARSETC_TC_PRECISION_CUDA_CORES = 4
   ! sparsetc_reorder_method_t
   integer(c_int32_t), parameter :: SPARSETC_REORDER_IDENTITY = 0
   integer(c_int32_t), parameter :: SPARSETC_REORDER_ONE_SA = 1
@@ -147,6 +153,7 @@ module sparsetc
     integer(c_size_t) :: struct_size = 0
     real(c_double) :: drop_tolerance = -1      ! < 0 keeps every entry
     integer(c_size_t) :: memory_budget = 0     ! bytes of temporary memory of the binned algorithm; 0: default
+    integer(c_int32_t) :: tc_precision = 0     ! SPARSETC_TC_PRECISION_*: arithmetic of the tSparse algorithm
   end type
 
   type, bind(C) :: sparsetc_allocator_t

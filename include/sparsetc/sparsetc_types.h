@@ -187,10 +187,24 @@ enum sparsetc_spgemm_alg_e {
   SPARSETC_SPGEMM_ALG_BINNED_MERGE_PATH = 1, /* GPU: Liu & Vinter's 4-stage binned SpGEMM (heap, bitonic ESC,
                                                 progressive merge path), deterministic, row panels under a
                                                 memory budget; AUTO's choice for device operands */
-  SPARSETC_SPGEMM_ALG_TSPARSE_TC = 2,        /* (planned) */
+  SPARSETC_SPGEMM_ALG_TSPARSE_TC = 2,        /* GPU: tSparse 8x8 bitmap-tile SpGEMM on tensor cores (task list, bitwise
+                                                symbolic, mma.sync); precision from sparsetc_spgemm_options_t.tc_precision;
+                                                entries that cancel to zero are removed */
   SPARSETC_SPGEMM_ALG_CUSPARSE = 3,
   SPARSETC_SPGEMM_ALG_CPU = 4,               /* host Gustavson with a sparse accumulator, sorted output */
   SPARSETC_SPGEMM_ALG_MAX_ = 0x7FFFFFFF
+};
+
+/* ---- tensor-core precision of the tSparse SpGEMM (sparsetc_spgemm_options_t.tc_precision) ---- */
+typedef int32_t sparsetc_tc_precision_t;
+enum sparsetc_tc_precision_e {
+  SPARSETC_TC_PRECISION_DEFAULT = 0,    /* from the operands: f64 operands or compute 64F -> F64; bf16 -> BF16;
+                                           f16 and f32 -> F16 (f32 values beyond the fp16 range: VALUE_OUT_OF_RANGE) */
+  SPARSETC_TC_PRECISION_F16 = 1,        /* fp16 inputs, fp32 accumulation (mma m16n8k16); C in f32 */
+  SPARSETC_TC_PRECISION_BF16 = 2,       /* bf16 inputs (fp32 range), fp32 accumulation; C in f32 */
+  SPARSETC_TC_PRECISION_F64 = 3,        /* fp64 tensor cores (mma m8n8k4), full double precision; C in f64 */
+  SPARSETC_TC_PRECISION_CUDA_CORES = 4, /* the paper's nonTCU variant: fp32 on CUDA cores; C in f32 */
+  SPARSETC_TC_PRECISION_MAX_ = 0x7FFFFFFF
 };
 
 /* ---- options and reports ---- */
@@ -250,6 +264,9 @@ typedef struct sparsetc_spgemm_options_t {
                              CPU and binned (device) algorithms */
   size_t memory_budget;   /* bytes of temporary memory the binned algorithm's work may take; more work is split
                              into row panels; 0 = half of the device memory free at plan creation (default) */
+  sparsetc_tc_precision_t tc_precision; /* arithmetic of SPARSETC_SPGEMM_ALG_TSPARSE_TC (default 0: from the
+                                           operand types); under AUTO a value other than DEFAULT allows the
+                                           tensor-core path for f32 operands */
 } sparsetc_spgemm_options_t;
 
 /* Device memory from the caller (PyTorch, CuPy, RMM pools...). allocate returns 0 on success and

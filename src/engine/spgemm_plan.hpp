@@ -22,6 +22,9 @@ struct SpgemmProblem {
   sparsetc_compute_type_t compute = SPARSETC_COMPUTE_DEFAULT;  // resolved: 32F or 64F after planning
   double drop_tolerance = -1;
   size_t memory_budget = 0;  // bytes of working memory for the binned SpGEMM's C~; 0 = automatic
+  // Arithmetic of the tSparse path: as given in the options, resolved (never DEFAULT) once the plan
+  // takes TSPARSE_TC.
+  sparsetc_tc_precision_t tc_precision = SPARSETC_TC_PRECISION_DEFAULT;
 };
 
 class SpgemmExecutor {
@@ -39,6 +42,20 @@ std::unique_ptr<SpgemmExecutor> make_cpu_spgemm(sparsetc_handle_s& handle, const
 std::unique_ptr<SpgemmExecutor> make_cusparse_spgemm(sparsetc_handle_s& handle, const SpgemmProblem& problem);
 // The binned merge-path pipeline on the GPU (gpu/spgemm/binned/); device operands.
 std::unique_ptr<SpgemmExecutor> make_binned_spgemm(sparsetc_handle_s& handle, const SpgemmProblem& problem);
+// The tSparse tile pipeline on tensor cores (gpu/spgemm/tsparse/); device operands, problem.tc_precision
+// resolved.
+std::unique_ptr<SpgemmExecutor> make_tsparse_spgemm(sparsetc_handle_s& handle, const SpgemmProblem& problem);
+
+// The AUTO rule between the tSparse and binned paths (docs/spgemm.md, fitted on an H200): tSparse
+// when nnz(A) >= kTsparseAutoMinNnz, A averages >= kTsparseAutoMinRow entries per row and both
+// operands hold >= kTsparseAutoMinPerTile entries per non-empty 8x8 tile. Device operands; one GPU
+// analysis pass per operand (a read back each). *why: the measured values.
+inline constexpr double kTsparseAutoMinNnz = 300000, kTsparseAutoMinRow = 20, kTsparseAutoMinPerTile = 8;
+bool tsparse_auto_prefers(sparsetc_handle_s& handle, const SpgemmProblem& problem, std::string* why);
+// AUTO: the tSparse executor when its working memory (the task list) fits half of the free device
+// memory, else null and *why says how much it needs (the path has no row panels).
+std::unique_ptr<SpgemmExecutor> make_tsparse_spgemm_if_it_fits(sparsetc_handle_s& handle,
+                                                               const SpgemmProblem& problem, std::string* why);
 
 }  // namespace sparsetc::detail
 

@@ -32,6 +32,7 @@ ENUMS = {
     "sparsetc_compute_type_e": (sparsetc.ComputeType, "SPARSETC_COMPUTE_"),
     "sparsetc_spmm_alg_e": (sparsetc.SpmmAlg, "SPARSETC_SPMM_ALG_"),
     "sparsetc_spgemm_alg_e": (sparsetc.SpgemmAlg, "SPARSETC_SPGEMM_ALG_"),
+    "sparsetc_tc_precision_e": (sparsetc.TcPrecision, "SPARSETC_TC_PRECISION_"),
     "sparsetc_reorder_method_e": (sparsetc.ReorderMethod, "SPARSETC_REORDER_"),
 }
 

@@ -13,7 +13,7 @@ ordered on the framework's current stream. Results come back as the same kind of
 Failures raise a subclass of sparsetc.SparsetcError carrying the library's message.
 """
 from ._constants import (Backend, ComputeType, Duplicates, Format, IndexBase, IndexType, Memory, Operation, Order,
-                         Ownership, ReorderMethod, SpgemmAlg, SpmmAlg, Status, Validation, ValueType)
+                         Ownership, ReorderMethod, SpgemmAlg, SpmmAlg, Status, TcPrecision, Validation, ValueType)
 from ._library import ABI_VERSION, library_path
 from .errors import *  # noqa: F401,F403 - the exception classes are part of the API
 from .errors import SparsetcError, LibraryNotFoundError, EXCEPTION_OF_STATUS

@@ -128,6 +128,14 @@ class SpgemmAlg(enum.IntEnum):
     CPU = 4
 
 
+class TcPrecision(enum.IntEnum):
+    DEFAULT = 0
+    F16 = 1
+    BF16 = 2
+    F64 = 3
+    CUDA_CORES = 4
+
+
 class ReorderMethod(enum.IntEnum):
     IDENTITY = 0
     ONE_SA = 1

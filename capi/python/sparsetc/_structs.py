@@ -33,7 +33,8 @@ class Analysis(_Sized):
 
 
 class SpgemmOptions(_Sized):
-    _fields_ = [("struct_size", C.c_size_t), ("drop_tolerance", C.c_double), ("memory_budget", C.c_size_t)]
+    _fields_ = [("struct_size", C.c_size_t), ("drop_tolerance", C.c_double), ("memory_budget", C.c_size_t),
+                ("tc_precision", C.c_int32)]
 
 
 ALLOCATE_FN = C.CFUNCTYPE(C.c_int32, C.c_void_p, C.POINTER(C.c_void_p), C.c_size_t, C.c_void_p)
