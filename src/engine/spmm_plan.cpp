@@ -36,18 +36,25 @@ void check_problem(const SpmmProblem& p) {
           "unknown compute type ", p.compute);
 }
 
-// AUTO's rule for the CSR kernel against cuSPARSE (CSR_ALG3, or ALG2 for half inputs), fitted on
-// the H200 runs of docs/performance.md (bands, stencils, scrambled blocks, bcsstk17/33, R-MAT,
-// uniform): the kernel wins at N <= 8 unless rows are very long, and with short rows (<= 32
-// entries on average) at any N in fp32/fp64 and up to N = 32 with half inputs; long rows at wide
-// B are cuSPARSE's. The selector over all paths (issue 6) replaces this rule.
+// AUTO's rule for the CSR kernel against cuSPARSE (its CSR algorithm as make_cusparse_spmm picks
+// it), fitted on H200 runs: the structured suite of docs/performance.md and the 30 real matrices
+// of bench/data/spmm_paths_h200.csv (every device path timed on the same inputs, --all-paths).
+// fp32/fp64: the kernel wins at N <= 8 whatever the rows (1.9-4.8x on rail582 and lp_osa_*, where
+// CSR_ALG3 stalls on the long skewed rows), with short rows (<= 32 entries) at any N, and with
+// long rows (>= 100) up to N = 32, or at any N up to 200 entries; rows of 32-100 entries at
+// N >= 16 (bcsstk*, EX5: 0.81-0.83x at N = 32) and very long rows at wide B (bands of half-width
+// 512, rail582 at N >= 128) stay with cuSPARSE. Half inputs: the kernel wins at N <= 8 unless rows
+// are very long, and with short rows up to N = 32 (cuSPARSE's half CSR_ALG3 is 1.3-2x faster on
+// regular matrices beyond that). The selector over all paths (issue 6) replaces this rule.
 bool csr_kernel_predicted_faster(const SpmmProblem& p) {
   const RawSparse& a = p.A->layout;
   const int64_t rows = p.op == SPARSETC_OP_NON_TRANSPOSE ? a.rows : a.cols;
   const double row_length = rows > 0 ? double(a.nnz) / double(rows) : 0.0;
   const int64_t n = p.B.cols;
   const bool half = p.B.value_type == SPARSETC_VALUE_F16 || p.B.value_type == SPARSETC_VALUE_BF16;
-  return (n <= 8 && row_length <= 200) || (row_length <= 32 && (!half || n <= 32));
+  if (half) return (n <= 8 && row_length <= 200) || (row_length <= 32 && n <= 32);
+  const bool long_rows = row_length >= 100 && ((n <= 32 && row_length <= 800) || row_length <= 200);
+  return n <= 8 || row_length <= 32 || long_rows;
 }
 
 sparsetc_compute_type_t resolve_compute(const SpmmProblem& p) {
