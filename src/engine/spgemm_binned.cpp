@@ -13,6 +13,7 @@
 #include "core/logging.hpp"
 #include "engine/handle.hpp"
 #include "engine/matrix.hpp"
+#include "engine/spgemm_output.hpp"
 #include "engine/spgemm_plan.hpp"
 #include "gpu/spgemm/binned/binned_spgemm.hpp"
 
@@ -87,9 +88,7 @@ class BinnedSpgemmExecutor final : public SpgemmExecutor {
   static sparsetc_value_type_t value_type() {
     return std::is_same_v<V, double> ? SPARSETC_VALUE_F64 : SPARSETC_VALUE_F32;
   }
-  sparsetc_index_type_t offset_type(int64_t nnz) const {
-    return nnz + int64_t(problem_.A->layout.base) <= INT32_MAX ? SPARSETC_INDEX_32 : SPARSETC_INDEX_64;
-  }
+  sparsetc_index_type_t offset_type(int64_t nnz) const { return spgemm_offset_type(nnz, problem_.A->layout.base); }
   std::pair<uint64_t, uint64_t> current_versions() const {
     return {problem_.A->values_version, problem_.B->values_version};
   }
@@ -123,30 +122,9 @@ class BinnedSpgemmExecutor final : public SpgemmExecutor {
             "the operands' patterns changed since the plan was made (make a new plan)");
   }
 
-  // C as a device CSR matrix: offsets int32 when they fit (else int64), int32 indices, A's base.
   std::unique_ptr<sparsetc_matrix_s> make_output(const DeviceCsrView<V>& c, DeviceBuffer values) const {
-    const GpuContext context = handle_.gpu();
-    const int base = int(problem_.A->layout.base);
-    const sparsetc_index_type_t offsets = offset_type(c.nnz);
-    auto out = std::make_unique<sparsetc_matrix_s>();
-    out->memory = SPARSETC_MEMORY_DEVICE;
-    out->ownership = SPARSETC_COPY;
-    out->device = handle_.device;
-    out->device_offsets = binned::export_offsets(c.row_ptr, c.rows, offsets, base, context);
-    out->device_indices = binned::export_indices(c.col_idx, c.nnz, base, context);
-    out->device_values = std::move(values);
-    out->layout = RawSparse{SPARSETC_FORMAT_CSR,
-                            c.rows,
-                            c.cols,
-                            c.nnz,
-                            out->device_offsets.data(),
-                            out->device_indices.data(),
-                            out->device_values.data(),
-                            offsets,
-                            SPARSETC_INDEX_32,
-                            problem_.A->layout.base,
-                            value_type()};
-    return out;
+    return make_device_csr_output(handle_, c.rows, c.cols, c.nnz, c.row_ptr, c.col_idx, std::move(values),
+                                  problem_.A->layout.base, value_type());
   }
 
   sparsetc_handle_s& handle_;

@@ -18,6 +18,7 @@
 #include "cpu/cpu_kernels.hpp"
 #include "engine/handle.hpp"
 #include "engine/matrix.hpp"
+#include "engine/spgemm_output.hpp"
 #include "engine/spgemm_plan.hpp"
 #include "gpu/analysis/gpu_analysis.hpp"
 #include "gpu/cuda_check.hpp"
@@ -112,31 +113,10 @@ class TsparseSpgemmExecutor final : public SpgemmExecutor {
             SPARSETC_STATUS_INVALID_VALUE, "the operands' patterns changed since the plan was made (make a new plan)");
   }
 
-  // C as a device CSR matrix: offsets int32 when they fit (else int64), int32 indices, A's base.
   std::unique_ptr<sparsetc_matrix_s> make_output(DeviceCsr<V> c) const {
-    const GpuContext context = handle_.gpu();
-    const int base = int(problem_.A->layout.base);
-    const sparsetc_index_type_t offsets =
-        c.nnz + int64_t(base) <= INT32_MAX ? SPARSETC_INDEX_32 : SPARSETC_INDEX_64;
-    auto out = std::make_unique<sparsetc_matrix_s>();
-    out->memory = SPARSETC_MEMORY_DEVICE;
-    out->ownership = SPARSETC_COPY;
-    out->device = handle_.device;
-    out->device_offsets = binned::export_offsets(c.row_ptr.template as<const int64_t>(), c.rows, offsets, base, context);
-    out->device_indices = binned::export_indices(c.col_idx.template as<const int32_t>(), c.nnz, base, context);
-    out->device_values = std::move(c.values);
-    out->layout = RawSparse{SPARSETC_FORMAT_CSR,
-                            c.rows,
-                            c.cols,
-                            c.nnz,
-                            out->device_offsets.data(),
-                            out->device_indices.data(),
-                            out->device_values.data(),
-                            offsets,
-                            SPARSETC_INDEX_32,
-                            problem_.A->layout.base,
-                            value_type()};
-    return out;
+    return make_device_csr_output(handle_, c.rows, c.cols, c.nnz, c.row_ptr.template as<const int64_t>(),
+                                  c.col_idx.template as<const int32_t>(), std::move(c.values), problem_.A->layout.base,
+                                  value_type());
   }
 
   sparsetc_handle_s& handle_;
