@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
+#include "gpu/allocators.hpp"
 #include "gpu/gpu_context.hpp"
 
 #define SKIP_WITHOUT_DEVICE()                              \
@@ -33,6 +35,40 @@ struct Stream {
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
   sparsetc::detail::GpuContext context() const { return sparsetc::detail::GpuContext{stream, nullptr}; }
+};
+
+// Every allocation filled with 0xFF bytes: NaN in float and double, -1 in indices, so a result
+// element nobody wrote cannot pass for a right one.
+class PoisonAllocator final : public sparsetc::detail::DeviceAllocator {
+ public:
+  void* allocate(size_t bytes, cudaStream_t stream) override {
+    void* p = nullptr;
+    if (cudaMallocAsync(&p, bytes, stream) != cudaSuccess)
+      sparsetc::detail::fail(SPARSETC_STATUS_ALLOC_FAILED, "test allocation");
+    cudaMemsetAsync(p, 0xFF, bytes, stream);
+    return p;
+  }
+  void deallocate(void* ptr, size_t, cudaStream_t stream) noexcept override { cudaFreeAsync(ptr, stream); }
+};
+
+// A fixture with a stream of its own and poisoned allocations; skips without a device.
+class PoisonedGpuTest : public ::testing::Test {
+ public:
+  sparsetc::detail::GpuContext context() { return {stream_, &poison_}; }
+
+ protected:
+  void SetUp() override {
+    SKIP_WITHOUT_DEVICE();
+    ASSERT_EQ(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), cudaSuccess);
+  }
+  void TearDown() override {
+    if (stream_) {
+      EXPECT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
+      cudaStreamDestroy(stream_);
+    }
+  }
+  cudaStream_t stream_ = nullptr;
+  PoisonAllocator poison_;
 };
 
 // Arrays equal bit for bit (values compared as bytes: NaN payloads and signed zeros count).

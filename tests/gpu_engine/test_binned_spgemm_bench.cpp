@@ -32,112 +32,12 @@
 #include "gpu/allocators.hpp"
 #include "gpu/convert/gpu_convert.hpp"
 #include "gpu/spgemm/binned/binned_spgemm.hpp"
+#include "spgemm_bench_support.hpp"
 
 namespace {
 
 namespace sd = sparsetc::detail;
-
-double median_ms(cudaStream_t stream, int runs, const std::function<bool()>& f) {
-  if (!f()) return -1;  // warm-up (and a failure check)
-  if (cudaStreamSynchronize(stream) != cudaSuccess) return -1;
-  std::vector<double> t;
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
-  for (int r = 0; r < runs; ++r) {
-    cudaEventRecord(a, stream);
-    if (!f()) return -1;
-    cudaEventRecord(b, stream);
-    cudaEventSynchronize(b);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, a, b);
-    t.push_back(ms);
-  }
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
-struct DeviceInput {
-  int64_t n = 0, nnz = 0;
-  int *row_ptr = nullptr, *col = nullptr;
-  float* val = nullptr;
-};
-
-#define CS_TRY(call)                                       \
-  do {                                                     \
-    if ((call) != CUSPARSE_STATUS_SUCCESS) return false;   \
-  } while (0)
-
-// One whole cuSPARSE SpGEMM; false on any failure (INSUFFICIENT_RESOURCES, allocation).
-struct CusparseRun {
-  cusparseHandle_t handle;
-  cudaStream_t stream;
-  cusparseSpGEMMAlg_t alg;
-  const DeviceInput& in;
-  int64_t nnz_c = -1;
-  double peak_bytes = 0;
-
-  void* alloc(size_t bytes, double& live) {
-    void* p = nullptr;
-    if (cudaMallocAsync(&p, bytes ? bytes : 16, stream) != cudaSuccess) {
-      cudaGetLastError();
-      return nullptr;
-    }
-    live += double(bytes);
-    peak_bytes = std::max(peak_bytes, live);
-    return p;
-  }
-
-  bool operator()() {
-    const float one = 1, zero = 0;
-    const auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
-    double live = 0;
-    cusparseSpMatDescr_t a = nullptr, c = nullptr;
-    cusparseSpGEMMDescr_t d = nullptr;
-    void *b1 = nullptr, *b2 = nullptr, *b3 = nullptr, *c_row = nullptr, *c_col = nullptr, *c_val = nullptr;
-    bool ok = [&] {
-      CS_TRY(cusparseCreateCsr(&a, in.n, in.n, in.nnz, in.row_ptr, in.col, in.val, CUSPARSE_INDEX_32I,
-                               CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
-      if (!(c_row = alloc(size_t(in.n + 1) * 4, live))) return false;
-      CS_TRY(cusparseCreateCsr(&c, in.n, in.n, 0, c_row, nullptr, nullptr, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                               CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
-      CS_TRY(cusparseSpGEMM_createDescr(&d));
-      size_t s1 = 0, s2 = 0, s3 = 0;
-      CS_TRY(cusparseSpGEMM_workEstimation(handle, op, op, &one, a, a, &zero, c, CUDA_R_32F, alg, d, &s1, nullptr));
-      if (!(b1 = alloc(s1, live))) return false;
-      CS_TRY(cusparseSpGEMM_workEstimation(handle, op, op, &one, a, a, &zero, c, CUDA_R_32F, alg, d, &s1, b1));
-      if (alg == CUSPARSE_SPGEMM_ALG1) {
-        CS_TRY(cusparseSpGEMM_compute(handle, op, op, &one, a, a, &zero, c, CUDA_R_32F, alg, d, &s2, nullptr));
-      } else {
-        CS_TRY(cusparseSpGEMM_estimateMemory(handle, op, op, &one, a, a, &zero, c, CUDA_R_32F, alg, d, 0.2f, &s3,
-                                             nullptr, nullptr));
-        if (!(b3 = alloc(s3, live))) return false;
-        CS_TRY(cusparseSpGEMM_estimateMemory(handle, op, op, &one, a, a, &zero, c, CUDA_R_32F, alg, d, 0.2f, &s3, b3,
-                                             &s2));
-        cudaFreeAsync(b3, stream);
-        b3 = nullptr;
-        live -= double(s3);
-      }
-      if (!(b2 = alloc(s2, live))) return false;
-      CS_TRY(cusparseSpGEMM_compute(handle, op, op, &one, a, a, &zero, c, CUDA_R_32F, alg, d, &s2, b2));
-      int64_t rows = 0, cols = 0, nnz = 0;
-      CS_TRY(cusparseSpMatGetSize(c, &rows, &cols, &nnz));
-      nnz_c = nnz;
-      if (!(c_col = alloc(size_t(nnz) * 4, live)) || !(c_val = alloc(size_t(nnz) * 4, live))) return false;
-      CS_TRY(cusparseCsrSetPointers(c, c_row, c_col, c_val));
-      CS_TRY(cusparseSpGEMM_copy(handle, op, op, &one, a, a, &zero, c, CUDA_R_32F, alg, d));
-      return true;
-    }();
-    if (d) cusparseSpGEMM_destroyDescr(d);
-    if (a) cusparseDestroySpMat(a);
-    if (c) cusparseDestroySpMat(c);
-    for (void* p : {b1, b2, b3, c_row, c_col, c_val})
-      if (p) cudaFreeAsync(p, stream);
-    return ok;
-  }
-};
+using namespace spgemm_bench;
 
 std::vector<std::string> specs() {
   const char* env = std::getenv("SPARSETC_BENCH_SPECS");
@@ -191,10 +91,10 @@ TEST(BinnedSpgemmBench, AgainstCusparse) {
     std::vector<float> v(host.values.begin(), host.values.end());
     ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&in.row_ptr), rp.size() * 4), cudaSuccess);
     ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&in.col), ci.size() * 4 + 4), cudaSuccess);
-    ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&in.val), v.size() * 4 + 4), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&in.val32), v.size() * 4 + 4), cudaSuccess);
     cudaMemcpy(in.row_ptr, rp.data(), rp.size() * 4, cudaMemcpyHostToDevice);
     cudaMemcpy(in.col, ci.data(), ci.size() * 4, cudaMemcpyHostToDevice);
-    cudaMemcpy(in.val, v.data(), v.size() * 4, cudaMemcpyHostToDevice);
+    cudaMemcpy(in.val32, v.data(), v.size() * 4, cudaMemcpyHostToDevice);
 
     double cs_ms[3], cs_peak[3];
     int64_t cs_nnz = -1;
@@ -208,7 +108,7 @@ TEST(BinnedSpgemmBench, AgainstCusparse) {
       if (cs_ms[q] > 0) cs_nnz = run.nnz_c;
     }
 
-    const sd::RawSparse raw{SPARSETC_FORMAT_CSR, in.n,   in.n,   in.nnz, in.row_ptr, in.col, in.val,
+    const sd::RawSparse raw{SPARSETC_FORMAT_CSR, in.n,   in.n,   in.nnz, in.row_ptr, in.col, in.val32,
                             SPARSETC_INDEX_32,   SPARSETC_INDEX_32, SPARSETC_BASE_ZERO, SPARSETC_VALUE_F32};
     int64_t products = 0, nnz_c = 0;
     double peak = 0;
@@ -289,7 +189,7 @@ TEST(BinnedSpgemmBench, AgainstCusparse) {
     std::fflush(stdout);
     cudaFree(in.row_ptr);
     cudaFree(in.col);
-    cudaFree(in.val);
+    cudaFree(in.val32);
   }
   if (counted > 0)
     std::printf("geometric mean speedup over the best cuSPARSE: %.2fx (lowest %.2fx) over %d matrices\n",

@@ -36,35 +36,7 @@ using sd::CsrMatrix;
 using sd::TileArithmetic;
 using sd::TileCountMethod;
 
-class PoisonAllocator final : public sd::DeviceAllocator {
- public:
-  void* allocate(size_t bytes, cudaStream_t stream) override {
-    void* p = nullptr;
-    if (cudaMallocAsync(&p, bytes, stream) != cudaSuccess) sd::fail(SPARSETC_STATUS_ALLOC_FAILED, "test allocation");
-    cudaMemsetAsync(p, 0xFF, bytes, stream);
-    return p;
-  }
-  void deallocate(void* ptr, size_t, cudaStream_t stream) noexcept override { cudaFreeAsync(ptr, stream); }
-};
-
-class TsparseSpgemm : public ::testing::Test {
- public:
-  sd::GpuContext context() { return {stream_, &poison_}; }
-
- protected:
-  void SetUp() override {
-    SKIP_WITHOUT_DEVICE();
-    ASSERT_EQ(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), cudaSuccess);
-  }
-  void TearDown() override {
-    if (stream_) {
-      EXPECT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
-      cudaStreamDestroy(stream_);
-    }
-  }
-  cudaStream_t stream_ = nullptr;
-  PoisonAllocator poison_;
-};
+class TsparseSpgemm : public sparsetc_test::PoisonedGpuTest {};
 
 // ---- inputs
 

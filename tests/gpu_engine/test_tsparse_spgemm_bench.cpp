@@ -38,113 +38,13 @@
 #include "gpu/spgemm/tsparse/tsparse_spgemm.hpp"
 #include "engine/spgemm_plan.hpp"
 #include "io/matrix_market.hpp"
+#include "spgemm_bench_support.hpp"
 #include "test_support.hpp"
 
 namespace {
 
 namespace sd = sparsetc::detail;
-
-double median_ms(cudaStream_t stream, int runs, const std::function<bool()>& f) {
-  if (!f()) return -1;  // warm-up (and a failure check)
-  if (cudaStreamSynchronize(stream) != cudaSuccess) return -1;
-  std::vector<double> t;
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
-  for (int r = 0; r < runs; ++r) {
-    cudaEventRecord(a, stream);
-    if (!f()) return -1;
-    cudaEventRecord(b, stream);
-    cudaEventSynchronize(b);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, a, b);
-    t.push_back(ms);
-  }
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
-struct DeviceInput {
-  int64_t n = 0, nnz = 0;
-  int *row_ptr = nullptr, *col = nullptr;
-  float* val32 = nullptr;
-  double* val64 = nullptr;
-};
-
-#define CS_TRY(call)                                     \
-  do {                                                   \
-    if ((call) != CUSPARSE_STATUS_SUCCESS) return false; \
-  } while (0)
-
-// One whole cuSPARSE SpGEMM C = A * A in fp32 or fp64; false on any failure.
-struct CusparseRun {
-  cusparseHandle_t handle;
-  cudaStream_t stream;
-  cusparseSpGEMMAlg_t alg;
-  const DeviceInput& in;
-  bool fp64;
-
-  void* alloc(size_t bytes) {
-    void* p = nullptr;
-    if (cudaMallocAsync(&p, bytes ? bytes : 16, stream) != cudaSuccess) {
-      cudaGetLastError();
-      return nullptr;
-    }
-    return p;
-  }
-
-  bool operator()() {
-    const double one64 = 1, zero64 = 0;
-    const float one32 = 1, zero32 = 0;
-    const void* one = fp64 ? static_cast<const void*>(&one64) : static_cast<const void*>(&one32);
-    const void* zero = fp64 ? static_cast<const void*>(&zero64) : static_cast<const void*>(&zero32);
-    const cudaDataType type = fp64 ? CUDA_R_64F : CUDA_R_32F;
-    const size_t bytes = fp64 ? 8 : 4;
-    void* values = fp64 ? static_cast<void*>(in.val64) : static_cast<void*>(in.val32);
-    const auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
-    cusparseSpMatDescr_t a = nullptr, c = nullptr;
-    cusparseSpGEMMDescr_t d = nullptr;
-    void *b1 = nullptr, *b2 = nullptr, *b3 = nullptr, *c_row = nullptr, *c_col = nullptr, *c_val = nullptr;
-    bool ok = [&] {
-      CS_TRY(cusparseCreateCsr(&a, in.n, in.n, in.nnz, in.row_ptr, in.col, values, CUSPARSE_INDEX_32I,
-                               CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, type));
-      if (!(c_row = alloc(size_t(in.n + 1) * 4))) return false;
-      CS_TRY(cusparseCreateCsr(&c, in.n, in.n, 0, c_row, nullptr, nullptr, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                               CUSPARSE_INDEX_BASE_ZERO, type));
-      CS_TRY(cusparseSpGEMM_createDescr(&d));
-      size_t s1 = 0, s2 = 0, s3 = 0;
-      CS_TRY(cusparseSpGEMM_workEstimation(handle, op, op, one, a, a, zero, c, type, alg, d, &s1, nullptr));
-      if (!(b1 = alloc(s1))) return false;
-      CS_TRY(cusparseSpGEMM_workEstimation(handle, op, op, one, a, a, zero, c, type, alg, d, &s1, b1));
-      if (alg == CUSPARSE_SPGEMM_ALG1) {
-        CS_TRY(cusparseSpGEMM_compute(handle, op, op, one, a, a, zero, c, type, alg, d, &s2, nullptr));
-      } else {
-        CS_TRY(cusparseSpGEMM_estimateMemory(handle, op, op, one, a, a, zero, c, type, alg, d, 0.2f, &s3, nullptr,
-                                             nullptr));
-        if (!(b3 = alloc(s3))) return false;
-        CS_TRY(cusparseSpGEMM_estimateMemory(handle, op, op, one, a, a, zero, c, type, alg, d, 0.2f, &s3, b3, &s2));
-        cudaFreeAsync(b3, stream);
-        b3 = nullptr;
-      }
-      if (!(b2 = alloc(s2))) return false;
-      CS_TRY(cusparseSpGEMM_compute(handle, op, op, one, a, a, zero, c, type, alg, d, &s2, b2));
-      int64_t rows = 0, cols = 0, nnz = 0;
-      CS_TRY(cusparseSpMatGetSize(c, &rows, &cols, &nnz));
-      if (!(c_col = alloc(size_t(nnz) * 4)) || !(c_val = alloc(size_t(nnz) * bytes))) return false;
-      CS_TRY(cusparseCsrSetPointers(c, c_row, c_col, c_val));
-      CS_TRY(cusparseSpGEMM_copy(handle, op, op, one, a, a, zero, c, type, alg, d));
-      return true;
-    }();
-    if (d) cusparseSpGEMM_destroyDescr(d);
-    if (a) cusparseDestroySpMat(a);
-    if (c) cusparseDestroySpMat(c);
-    for (void* p : {b1, b2, b3, c_row, c_col, c_val})
-      if (p) cudaFreeAsync(p, stream);
-    return ok;
-  }
-};
+using namespace spgemm_bench;
 
 double best_cusparse(cusparseHandle_t handle, cudaStream_t stream, const DeviceInput& in, bool fp64, int runs) {
   double best = -1;
