@@ -25,4 +25,18 @@ sed -n '/Label Time Summary/,/^$/p' "$out/ctest.log"
 echo "skipped: $(grep -c '(Skipped)' "$out/ctest.log" || true)"
 grep -E "\((Failed|Timeout|SEGFAULT|Subprocess aborted|Exception)" "$out/ctest.log" | head -30
 build/release/bench/sparsetc_cli --gen poisson2d5:512 --n 32 --precision f32 || rc=1
+# compute-sanitizer memcheck on small cases of every GPU kernel family (SPARSETC_SANITIZE=0 skips it).
+if [ "${SPARSETC_SANITIZE:-1}" != 0 ] && command -v compute-sanitizer >/dev/null; then
+  filter='BcsrTcSpmm.OddShapesEveryLayout:BcsrTcSpmm.EmptyRowsAndBlockRows:CudaCoreSpmm.EmptyStripsAndEmptyMatrix'
+  filter+=':CudaCoreSpmm.ShortRowModes:BinnedSpgemm.RectangularShapes:BinnedSpgemm.EmptyRowsAndEmptyMatrices'
+  filter+=':TsparseSpgemm.OddRectangularShapes:TsparseSpgemm.CancelledEntriesAndEmptyTilesAreRemoved'
+  filter+="${SPARSETC_SANITIZE_EXTRA:+:$SPARSETC_SANITIZE_EXTRA}"
+  if timeout 300 compute-sanitizer --tool memcheck --error-exitcode 3 --print-limit 20 \
+      build/release/tests/sparsetc_gpu_engine_tests --gtest_filter="$filter" >"$out/memcheck.log" 2>&1; then
+    echo "memcheck: clean ($(grep -c '^\[       OK' "$out/memcheck.log") tests: $filter)"
+  else
+    echo "memcheck: FAILED (see memcheck.log)"; grep -E "ERROR SUMMARY|Invalid|FAILED" "$out/memcheck.log" | head -20
+    rc=1
+  fi
+fi
 exit $rc

@@ -122,6 +122,8 @@ module sparsetc
   integer(c_int32_t), parameter :: SPARSETC_TC_PRECISION_BF16 = 2
   integer(c_int32_t), parameter :: SPARSETC_TC_PRECISION_F64 = 3
   integer(c_int32_t), parameter :: SPARSETC_TC_PRECISION_CUDA_CORES = 4
+  integer(c_int32_t), parameter :: SPARSETC_TC_PRECISION_F16_SPLIT = 5
+  integer(c_int32_t), parameter :: SPARSETC_TC_PRECISION_BF16_SPLIT = 6
   ! sparsetc_reorder_method_t
   integer(c_int32_t), parameter :: SPARSETC_REORDER_IDENTITY = 0
   integer(c_int32_t), parameter :: SPARSETC_REORDER_ONE_SA = 1

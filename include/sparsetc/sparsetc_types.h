@@ -204,6 +204,10 @@ enum sparsetc_tc_precision_e {
   SPARSETC_TC_PRECISION_BF16 = 2,       /* bf16 inputs (fp32 range), fp32 accumulation; C in f32 */
   SPARSETC_TC_PRECISION_F64 = 3,        /* fp64 tensor cores (mma m8n8k4), full double precision; C in f64 */
   SPARSETC_TC_PRECISION_CUDA_CORES = 4, /* the paper's nonTCU variant: fp32 on CUDA cores; C in f32 */
+  SPARSETC_TC_PRECISION_F16_SPLIT = 5,  /* each value as fp16 hi + lo (22-bit significand, fp16 range), three
+                                           m16n8k16 per tile pair (hi*hi + hi*lo + lo*hi); C in f32 */
+  SPARSETC_TC_PRECISION_BF16_SPLIT = 6, /* each value as bf16 hi + lo (16-bit significand, fp32 range), three
+                                           m16n8k16 per tile pair; C in f32 */
   SPARSETC_TC_PRECISION_MAX_ = 0x7FFFFFFF
 };
 

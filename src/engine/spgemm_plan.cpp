@@ -25,7 +25,7 @@ void read_options(const sparsetc_spgemm_options_t* options, SpgemmProblem& p) {
   if (options->struct_size >= offsetof(sparsetc_spgemm_options_t, memory_budget) + sizeof(size_t))
     p.memory_budget = o.memory_budget;
   if (options->struct_size >= offsetof(sparsetc_spgemm_options_t, tc_precision) + sizeof(sparsetc_tc_precision_t)) {
-    require(o.tc_precision >= SPARSETC_TC_PRECISION_DEFAULT && o.tc_precision <= SPARSETC_TC_PRECISION_CUDA_CORES,
+    require(o.tc_precision >= SPARSETC_TC_PRECISION_DEFAULT && o.tc_precision <= SPARSETC_TC_PRECISION_BF16_SPLIT,
             SPARSETC_STATUS_INVALID_VALUE, "unknown tc_precision ", o.tc_precision);
     p.tc_precision = o.tc_precision;
   }
@@ -54,6 +54,8 @@ const char* tc_precision_name(sparsetc_tc_precision_t precision) {
     case SPARSETC_TC_PRECISION_F16: return "fp16 tensor cores, fp32 accumulation";
     case SPARSETC_TC_PRECISION_BF16: return "bf16 tensor cores, fp32 accumulation";
     case SPARSETC_TC_PRECISION_F64: return "fp64 tensor cores";
+    case SPARSETC_TC_PRECISION_F16_SPLIT: return "fp16 hi + lo pairs on tensor cores, fp32 accumulation";
+    case SPARSETC_TC_PRECISION_BF16_SPLIT: return "bf16 hi + lo pairs on tensor cores, fp32 accumulation";
     default: return "fp32 on CUDA cores (nonTCU)";
   }
 }

@@ -33,6 +33,8 @@ TileArithmetic arithmetic_of(sparsetc_tc_precision_t precision) {
     case SPARSETC_TC_PRECISION_BF16: return TileArithmetic::kBf16;
     case SPARSETC_TC_PRECISION_F64: return TileArithmetic::kF64;
     case SPARSETC_TC_PRECISION_CUDA_CORES: return TileArithmetic::kCudaCores;
+    case SPARSETC_TC_PRECISION_F16_SPLIT: return TileArithmetic::kF16Split;
+    case SPARSETC_TC_PRECISION_BF16_SPLIT: return TileArithmetic::kBf16Split;
     default: return TileArithmetic::kF16;
   }
 }

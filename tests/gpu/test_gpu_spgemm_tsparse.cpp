@@ -1,7 +1,7 @@
 // SPARSETC_SPGEMM_ALG_TSPARSE_TC through the C API, against the naive float64 reference: every
-// tc_precision (DEFAULT from f32/f16/bf16/f64 operands, F16, BF16, F64, CUDA_CORES), both bases and
-// offset widths; values within the precision's bound (fp16: inputs rounded with u = 2^-11, so
-// (2u + u^2) sum |a||b| plus the fp32 accumulation); cancelled entries removed; the fp16 range error
+// tc_precision (DEFAULT from f32/f16/bf16/f64 operands, F16, BF16, F64, CUDA_CORES, F16_SPLIT,
+// BF16_SPLIT), both bases and offset widths; values within the precision's bound (fp16: inputs
+// rounded with u = 2^-11, so (2u + u^2) sum |a||b| plus the fp32 accumulation; split: 4u^2); cancelled entries removed; the fp16 range error
 // (VALUE_OUT_OF_RANGE naming bf16) and bf16 taking the same values; plan checks; numeric after
 // sparsetc_matrix_set_values; every device allocation poisoned through the caller's allocator.
 // Skips without a device.
@@ -153,6 +153,8 @@ Bound bound_of(sparsetc_tc_precision_t precision) {
   switch (precision) {
     case SPARSETC_TC_PRECISION_F16: return {2 * u16 + u16 * u16, std::ldexp(1.0, -22)};
     case SPARSETC_TC_PRECISION_BF16: return {2 * ubf + ubf * ubf, std::ldexp(1.0, -22)};
+    case SPARSETC_TC_PRECISION_F16_SPLIT: return {4 * u16 * u16, 3 * std::ldexp(1.0, -22)};
+    case SPARSETC_TC_PRECISION_BF16_SPLIT: return {4 * ubf * ubf, 3 * std::ldexp(1.0, -22)};
     case SPARSETC_TC_PRECISION_F64: return {0, std::numeric_limits<double>::epsilon()};
     default: return {0, double(std::numeric_limits<float>::epsilon())};
   }
@@ -185,8 +187,9 @@ Bound bound_of(sparsetc_tc_precision_t precision) {
 }
 
 TEST_F(TsparseSpgemmApi, EveryPrecisionMatchesTheReference) {
-  const sparsetc_tc_precision_t precisions[] = {SPARSETC_TC_PRECISION_F16, SPARSETC_TC_PRECISION_BF16,
-                                                SPARSETC_TC_PRECISION_F64, SPARSETC_TC_PRECISION_CUDA_CORES};
+  const sparsetc_tc_precision_t precisions[] = {SPARSETC_TC_PRECISION_F16,        SPARSETC_TC_PRECISION_BF16,
+                                                SPARSETC_TC_PRECISION_F64,        SPARSETC_TC_PRECISION_CUDA_CORES,
+                                                SPARSETC_TC_PRECISION_F16_SPLIT, SPARSETC_TC_PRECISION_BF16_SPLIT};
   for (sparsetc_tc_precision_t precision : precisions)
     for (auto offsets : {SPARSETC_INDEX_32, SPARSETC_INDEX_64})
       for (auto base : {SPARSETC_BASE_ZERO, SPARSETC_BASE_ONE}) {
@@ -248,17 +251,22 @@ TEST_F(TsparseSpgemmApi, Fp16RangeIsCheckedAndBf16TakesTheValues) {
   EXPECT_EQ(p, nullptr);
   EXPECT_NE(last_error(gpu_).find("BF16"), std::string::npos) << last_error(gpu_);
   EXPECT_EQ(plan(&p, A, B, SPARSETC_TC_PRECISION_F16), SPARSETC_STATUS_VALUE_OUT_OF_RANGE);
-  sparsetc_matrix_t C = multiply(A, B, SPARSETC_TC_PRECISION_BF16);
-  ASSERT_NE(C, nullptr);
-  EXPECT_TRUE(matches(entries_of(C), ta, tb, SPARSETC_TC_PRECISION_BF16));
-  for (auto m : {A, B, C}) sparsetc_matrix_destroy(m);
+  EXPECT_EQ(plan(&p, A, B, SPARSETC_TC_PRECISION_F16_SPLIT), SPARSETC_STATUS_VALUE_OUT_OF_RANGE);
+  EXPECT_EQ(p, nullptr);
+  for (auto precision : {SPARSETC_TC_PRECISION_BF16, SPARSETC_TC_PRECISION_BF16_SPLIT}) {
+    sparsetc_matrix_t C = multiply(A, B, precision);
+    ASSERT_NE(C, nullptr);
+    EXPECT_TRUE(matches(entries_of(C), ta, tb, precision)) << "precision " << precision;
+    sparsetc_matrix_destroy(C);
+  }
+  for (auto m : {A, B}) sparsetc_matrix_destroy(m);
 }
 
 TEST_F(TsparseSpgemmApi, PlanChecks) {
   const Triplets t = random_triplets(30, 30, 0.1, fresh_seed());
   sparsetc_matrix_t A = device_csr(t, SPARSETC_VALUE_F32);
   sparsetc_spgemm_plan_t p = nullptr;
-  EXPECT_EQ(plan(&p, A, A, 5), SPARSETC_STATUS_INVALID_VALUE);
+  EXPECT_EQ(plan(&p, A, A, 7), SPARSETC_STATUS_INVALID_VALUE);
   EXPECT_EQ(plan(&p, A, A, SPARSETC_TC_PRECISION_F16, SPARSETC_COMPUTE_64F), SPARSETC_STATUS_INVALID_VALUE);
   sparsetc_matrix_t H = nullptr;
   ASSERT_OK(gpu_, sparsetc_matrix_copy_to(gpu_, A, SPARSETC_MEMORY_HOST, &H));

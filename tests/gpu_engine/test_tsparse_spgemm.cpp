@@ -124,6 +124,10 @@ Bound bound_of(TileArithmetic arithmetic) {
   switch (arithmetic) {
     case TileArithmetic::kF16: return {2 * u16 + u16 * u16, std::ldexp(1.0, -22)};
     case TileArithmetic::kBf16: return {2 * ubf + ubf * ubf, std::ldexp(1.0, -22)};
+    // Split: each value within u^2 of hi + lo, and lo*lo (below u^2 |ab|) left out: 4u^2 per product;
+    // three fp32 accumulations per task.
+    case TileArithmetic::kF16Split: return {4 * u16 * u16, 3 * std::ldexp(1.0, -22)};
+    case TileArithmetic::kBf16Split: return {4 * ubf * ubf, 3 * std::ldexp(1.0, -22)};
     case TileArithmetic::kF64: return {0, std::numeric_limits<double>::epsilon()};
     default: return {0, double(std::numeric_limits<float>::epsilon())};
   }
@@ -262,6 +266,36 @@ TEST_F(TsparseSpgemm, Bf16TensorCoresMatchTheReference) {
   check_product<float>(*this, TileArithmetic::kBf16, scattered(sparsetc_test::fresh_seed()));
 }
 
+// Split values with full float mantissas: the bound is u^2 (2^-22 fp16, 2^-16 bf16), far below what
+// one rounding allows; the largest relative error must also beat the unsplit arithmetic's by far.
+TEST_F(TsparseSpgemm, SplitValuesReachTheSquaredUnitRoundoff) {
+  Operands m = dense_blocks(sparsetc_test::fresh_seed());
+  std::mt19937_64 rng(sparsetc_test::fresh_seed());
+  std::uniform_real_distribution<double> u(0.5, 2);
+  for (CsrMatrix<double>* x : {&m.a, &m.b})
+    for (double& v : x->values) v = double(float((rng() & 1 ? 1 : -1) * u(rng)));
+  const CsrMatrix<double> want = sd::cpu_spgemm(m.a, m.b, 0);
+  const CsrMatrix<double> magnitude = sd::cpu_spgemm(absolute(m.a), absolute(m.b), 0);
+  const auto worst = [&](TileArithmetic arithmetic) {
+    const Product<float> got = multiply<float>(m.a, m.b, arithmetic, context());
+    double err = 0;
+    for (int64_t i = 0; i < want.rows; ++i)
+      for (int64_t p = want.row_ptr[size_t(i)], q = got.c.row_ptr[size_t(i)]; p < want.row_ptr[size_t(i + 1)]; ++p)
+        if (q < got.c.row_ptr[size_t(i + 1)] && got.c.col_idx[size_t(q)] == want.col_idx[size_t(p)])
+          err = std::max(err, std::fabs(double(got.c.values[size_t(q++)]) - want.values[size_t(p)]) /
+                                  magnitude.values[size_t(p)]);
+    return err;
+  };
+  for (auto [split, plain] : {std::pair{TileArithmetic::kF16Split, TileArithmetic::kF16},
+                              std::pair{TileArithmetic::kBf16Split, TileArithmetic::kBf16}}) {
+    check_product<float>(*this, split, m);
+    check_product<float>(*this, split, scattered(sparsetc_test::fresh_seed()));
+    const double e_split = worst(split), e_plain = worst(plain);
+    EXPECT_GT(e_plain, 0.0);
+    EXPECT_LT(e_split * 16, e_plain) << "split " << e_split << ", plain " << e_plain;
+  }
+}
+
 TEST_F(TsparseSpgemm, Fp64TensorCoresMatchTheReferenceToDoublePrecision) {
   Operands m = dense_blocks(sparsetc_test::fresh_seed());
   std::mt19937_64 rng(sparsetc_test::fresh_seed());
@@ -279,7 +313,8 @@ TEST_F(TsparseSpgemm, CudaCoreVariantMatchesTheReference) {
 
 // Odd, rectangular shapes (no multiple of 8) with empty rows and columns; A * B with k = 1.
 TEST_F(TsparseSpgemm, OddRectangularShapes) {
-  for (TileArithmetic arithmetic : {TileArithmetic::kF16, TileArithmetic::kBf16, TileArithmetic::kCudaCores}) {
+  for (TileArithmetic arithmetic : {TileArithmetic::kF16, TileArithmetic::kBf16, TileArithmetic::kCudaCores,
+                                    TileArithmetic::kF16Split, TileArithmetic::kBf16Split}) {
     const uint64_t seed = sparsetc_test::fresh_seed();
     check_product<float>(*this, arithmetic,
                          {random_rows(13, 29, {0, 2, 5, 11}, seed), random_rows(29, 5, {0, 1, 3}, seed + 1)});
@@ -295,7 +330,8 @@ TEST_F(TsparseSpgemm, ZeroOnePatternsAreExact) {
   const Operands m = dense_blocks(sparsetc_test::fresh_seed());
   const CsrMatrix<double> a = with_values(m.a, 1.0), b = with_values(m.b, 1.0);
   const CsrMatrix<double> want = sd::cpu_spgemm(a, b, 0);
-  for (TileArithmetic arithmetic : {TileArithmetic::kF16, TileArithmetic::kBf16, TileArithmetic::kCudaCores}) {
+  for (TileArithmetic arithmetic : {TileArithmetic::kF16, TileArithmetic::kBf16, TileArithmetic::kCudaCores,
+                                    TileArithmetic::kF16Split, TileArithmetic::kBf16Split}) {
     const Product<float> got = multiply<float>(a, b, arithmetic, context());
     ASSERT_EQ(got.c.col_idx, want.col_idx);
     for (size_t p = 0; p < want.values.size(); ++p) ASSERT_EQ(double(got.c.values[p]), want.values[p]) << p;
@@ -342,7 +378,8 @@ TEST_F(TsparseSpgemm, CancelledEntriesAndEmptyTilesAreRemoved) {
     }
     na.row_ptr[size_t(i + 1)] = na.nnz();
   }
-  for (TileArithmetic arithmetic : {TileArithmetic::kF16, TileArithmetic::kBf16, TileArithmetic::kCudaCores}) {
+  for (TileArithmetic arithmetic : {TileArithmetic::kF16, TileArithmetic::kBf16, TileArithmetic::kCudaCores,
+                                    TileArithmetic::kF16Split, TileArithmetic::kBf16Split}) {
     const Product<float> got = multiply<float>(na, nb, arithmetic, context());
     EXPECT_GT(got.stats.structural_nnz, 0);
     EXPECT_EQ(got.c.nnz(), 0) << "every product cancels";

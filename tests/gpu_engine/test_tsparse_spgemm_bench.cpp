@@ -128,6 +128,8 @@ struct Mode {
 const Mode kModes[] = {{"fp16", sd::TileArithmetic::kF16, sd::TileCountMethod::kBitwise},
                        {"fp16/tccount", sd::TileArithmetic::kF16, sd::TileCountMethod::kTensorCore},
                        {"bf16", sd::TileArithmetic::kBf16, sd::TileCountMethod::kBitwise},
+                       {"fp16split", sd::TileArithmetic::kF16Split, sd::TileCountMethod::kBitwise},
+                       {"bf16split", sd::TileArithmetic::kBf16Split, sd::TileCountMethod::kBitwise},
                        {"cudacore", sd::TileArithmetic::kCudaCores, sd::TileCountMethod::kBitwise},
                        {"fp64", sd::TileArithmetic::kF64, sd::TileCountMethod::kBitwise}};
 

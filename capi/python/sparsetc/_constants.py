@@ -134,6 +134,8 @@ class TcPrecision(enum.IntEnum):
     BF16 = 2
     F64 = 3
     CUDA_CORES = 4
+    F16_SPLIT = 5
+    BF16_SPLIT = 6
 
 
 class ReorderMethod(enum.IntEnum):

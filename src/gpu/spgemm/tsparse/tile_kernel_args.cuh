@@ -16,10 +16,11 @@ struct TileArrays {
   const uint64_t* bitmap;
   const int64_t* offset;
   const void* values;
+  const void* values_lo;  // split arithmetic only
 };
 
 inline TileArrays arrays_of(const TileOperand& m) {
-  return {m.bitmap.as<const uint64_t>(), m.element_offset.as<const int64_t>(), m.values.data()};
+  return {m.bitmap.as<const uint64_t>(), m.element_offset.as<const int64_t>(), m.values.data(), m.values_lo.data()};
 }
 
 struct TaskArrays {

@@ -4,6 +4,8 @@
 //    B = [B0; B1]: a[0] = A0(g, 2t..2t+1), a[3] = A1(g, 2t..2t+1), a[1] = a[2] = 0, b[0] =
 //    B0(2t..2t+1, g), b[1] = B1(2t..2t+1, g); then c[0..1] = C0(g, 2t..2t+1), c[2..3] = C1(g, 2t..).
 //    A tile with fewer tasks than its partner multiplies zeros (the paper's Fig. 6).
+//    Split values (hi + lo): the same fragments gathered twice (one rank per element serves both),
+//    c += hi*hi, then hi*lo, then lo*hi per task, in task order (deterministic).
 //  - fp64: one warp per C tile, mma.m8n8k4 twice per task (k 0-3, then 4-7): a = A(g, t [+4]),
 //    b = B(t [+4], g), c[0..1] = C(g, 2t..2t+1): the 8x8 tile product exactly, in double.
 // Each lane gathers its elements from the packed tile values (rank of the bit in the bitmap) and
@@ -18,11 +20,19 @@ namespace sparsetc::detail::tsparse {
 namespace {
 
 template <bool kBf16>
+__device__ __forceinline__ void mma_half(float (&c)[4], const uint32_t (&fa)[4], const uint32_t (&fb)[2]) {
+  if constexpr (kBf16) tc::mma_m16n8k16_bf16(c, fa, fb);
+  else tc::mma_m16n8k16_f16(c, fa, fb);
+}
+
+template <bool kBf16, bool kSplit>
 __global__ void __launch_bounds__(kThreads) multiply_half_kernel(TaskArrays tasks, TileArrays a, TileArrays b,
                                                                  float* __restrict__ out) {
   const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
   const uint16_t* av = static_cast<const uint16_t*>(a.values);
   const uint16_t* bv = static_cast<const uint16_t*>(b.values);
+  const uint16_t* av_lo = static_cast<const uint16_t*>(a.values_lo);
+  const uint16_t* bv_lo = static_cast<const uint16_t*>(b.values_lo);
   const int64_t couples = (tasks.tiles + 1) / 2;
   for (int64_t w = int64_t(blockIdx.x) * kWarps + (threadIdx.x >> 5); w < couples;
        w += int64_t(gridDim.x) * kWarps) {
@@ -33,18 +43,30 @@ __global__ void __launch_bounds__(kThreads) multiply_half_kernel(TaskArrays task
     float c[4] = {0.f, 0.f, 0.f, 0.f};
     for (int64_t i = 0, n = n0 > n1 ? n0 : n1; i < n; ++i) {
       uint32_t fa[4] = {0u, 0u, 0u, 0u}, fb[2] = {0u, 0u};
+      uint32_t fa_lo[4] = {0u, 0u, 0u, 0u}, fb_lo[2] = {0u, 0u};
       if (i < n0) {
         const int64_t x = tasks.pair_a[p0 + i], y = tasks.pair_b[p0 + i];
         fa[0] = tile_pair_u16(av, a.offset[x], a.bitmap[x], g * 8 + 2 * t);
         fb[0] = tile_column_pair_u16(bv, b.offset[y], b.bitmap[y], 2 * t, g);
+        if constexpr (kSplit) {
+          fa_lo[0] = tile_pair_u16(av_lo, a.offset[x], a.bitmap[x], g * 8 + 2 * t);
+          fb_lo[0] = tile_column_pair_u16(bv_lo, b.offset[y], b.bitmap[y], 2 * t, g);
+        }
       }
       if (i < n1) {
         const int64_t x = tasks.pair_a[p1 + i], y = tasks.pair_b[p1 + i];
         fa[3] = tile_pair_u16(av, a.offset[x], a.bitmap[x], g * 8 + 2 * t);
         fb[1] = tile_column_pair_u16(bv, b.offset[y], b.bitmap[y], 2 * t, g);
+        if constexpr (kSplit) {
+          fa_lo[3] = tile_pair_u16(av_lo, a.offset[x], a.bitmap[x], g * 8 + 2 * t);
+          fb_lo[1] = tile_column_pair_u16(bv_lo, b.offset[y], b.bitmap[y], 2 * t, g);
+        }
       }
-      if constexpr (kBf16) tc::mma_m16n8k16_bf16(c, fa, fb);
-      else tc::mma_m16n8k16_f16(c, fa, fb);
+      mma_half<kBf16>(c, fa, fb);
+      if constexpr (kSplit) {
+        mma_half<kBf16>(c, fa, fb_lo);
+        mma_half<kBf16>(c, fa_lo, fb);
+      }
     }
     const uint64_t bits0 = tasks.c_bitmap[t0];
 #pragma unroll
@@ -94,10 +116,14 @@ void multiply_half(const TileOperand& a, const TileOperand& b, const TileTasks& 
   if (tasks.tiles == 0) return;
   const TaskArrays t = task_arrays(tasks, bitmap, row_pos);
   const unsigned grid = grid_for_warps((tasks.tiles + 1) / 2);
-  if (a.arithmetic == TileArithmetic::kBf16)
-    multiply_half_kernel<true><<<grid, kThreads, 0, context.stream>>>(t, arrays_of(a), arrays_of(b), values);
-  else
-    multiply_half_kernel<false><<<grid, kThreads, 0, context.stream>>>(t, arrays_of(a), arrays_of(b), values);
+  const TileArrays ta = arrays_of(a), tb = arrays_of(b);
+  const auto launch = [&](auto kernel) { kernel<<<grid, kThreads, 0, context.stream>>>(t, ta, tb, values); };
+  switch (a.arithmetic) {
+    case TileArithmetic::kBf16: launch(multiply_half_kernel<true, false>); break;
+    case TileArithmetic::kF16Split: launch(multiply_half_kernel<false, true>); break;
+    case TileArithmetic::kBf16Split: launch(multiply_half_kernel<true, true>); break;
+    default: launch(multiply_half_kernel<false, false>); break;
+  }
   SPARSETC_CUDA_CHECK_LAUNCH();
 }
 

@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "gpu/convert/convert_common.cuh"
+#include "gpu/convert/device_rounding.cuh"
 #include "gpu/convert/gpu_convert.hpp"
 #include "gpu/spgemm/tsparse/tsparse_spgemm.hpp"
 
@@ -29,6 +30,23 @@ struct TileMasks {
     cols |= cols >> 8;
     row_mask[t] = uint8_t(rows);
     col_mask[t] = uint8_t(cols & 0xFFu);
+  }
+};
+
+// lo = round(x - hi) of a split value (x - hi is exact in float: hi is x rounded to fewer bits).
+template <bool kBf16>
+struct SplitRemainder {
+  const float* x;
+  const uint16_t* hi;
+  uint16_t* lo;
+  __device__ void operator()(int64_t i) const {
+    const float value = x[i];
+    if (!isfinite(value)) {  // NaN and Inf travel in hi alone
+      lo[i] = 0;
+      return;
+    }
+    const float rounded = kBf16 ? __bfloat162float(__ushort_as_bfloat16(hi[i])) : __half2float(__ushort_as_half(hi[i]));
+    lo[i] = kBf16 ? gpuconv::d_float_to_bfloat16(value - rounded) : gpuconv::d_float_to_half(value - rounded);
   }
 };
 
@@ -55,11 +73,12 @@ TileOperand make_tile_operand(const DeviceCsrView<V>& csr, TileArithmetic arithm
   op.col_mask = buffer_of<uint8_t>(op.tiles, context);
   for_each_index(op.tiles, context,
                  TileMasks{op.bitmap.as<const uint64_t>(), op.row_mask.as<uint8_t>(), op.col_mask.as<uint8_t>()});
-  if (arithmetic != TileArithmetic::kF16 && arithmetic != TileArithmetic::kBf16) {
+  if (!is_half_arithmetic(arithmetic)) {
     op.values = std::move(tiles.values);
     return op;
   }
-  const sparsetc_value_type_t type = arithmetic == TileArithmetic::kF16 ? SPARSETC_VALUE_F16 : SPARSETC_VALUE_BF16;
+  const bool bf16 = is_bf16_arithmetic(arithmetic);
+  const sparsetc_value_type_t type = bf16 ? SPARSETC_VALUE_BF16 : SPARSETC_VALUE_F16;
   op.values = buffer_of<uint16_t>(op.nnz, context);
   const ValueConversion conversion =
       gpu_convert_values(tiles.values.template as<const V>(), op.nnz, type, op.values.data(), context);
@@ -67,13 +86,23 @@ TileOperand make_tile_operand(const DeviceCsrView<V>& csr, TileArithmetic arithm
     V value{};
     copy_device_to_host(&value, tiles.values.template as<const V>() + conversion.first_out_of_range, sizeof(V),
                         context.stream);
-    if (arithmetic == TileArithmetic::kF16)
+    if (!bf16)
       fail(SPARSETC_STATUS_VALUE_OUT_OF_RANGE, "tSparse SpGEMM: ", conversion.out_of_range, " value(s) of ", what,
            " (for example ", double(value),
            ") exceed the fp16 range (largest finite 65504) of the fp16 tensor-core path; choose "
-           "SPARSETC_TC_PRECISION_BF16 (fp32 range) or SPARSETC_TC_PRECISION_F64 in sparsetc_spgemm_options_t.tc_precision");
+           "SPARSETC_TC_PRECISION_BF16 or BF16_SPLIT (fp32 range) or SPARSETC_TC_PRECISION_F64 in sparsetc_spgemm_options_t.tc_precision");
     fail(SPARSETC_STATUS_VALUE_OUT_OF_RANGE, "tSparse SpGEMM: ", conversion.out_of_range, " value(s) of ", what,
          " (for example ", double(value), ") exceed the bf16 range; choose SPARSETC_TC_PRECISION_F64");
+  }
+  if (is_split_arithmetic(arithmetic)) {
+    if constexpr (std::is_same_v<V, float>) {
+      op.values_lo = buffer_of<uint16_t>(op.nnz, context);
+      const float* x = tiles.values.template as<const float>();
+      const uint16_t* hi = op.values.as<const uint16_t>();
+      uint16_t* lo = op.values_lo.as<uint16_t>();
+      if (bf16) for_each_index(op.nnz, context, SplitRemainder<true>{x, hi, lo});
+      else for_each_index(op.nnz, context, SplitRemainder<false>{x, hi, lo});
+    }
   }
   return op;
 }

@@ -37,7 +37,24 @@ enum class TileArithmetic {
   kBf16,       // bf16 tiles, the same MMA shape; C in float
   kF64,        // double tiles, mma.m8n8k4 in fp64; C in double
   kCudaCores,  // float tiles, fp32 FMAs on CUDA cores (the paper's nonTCU variant); C in float
+  // Split ("hi + lo") values for accuracy beyond one rounding: x = hi + lo + e with hi = round(x),
+  // lo = round(x - hi), so |e| <= u^2 |x| (fp16: 2^-22, bf16: 2^-16). The tile product is
+  // hi*hi + hi*lo + lo*hi (three MMAs; lo*lo is below u^2); the multiplication is bound by gathering
+  // tile elements, and hi and lo share one gather (same offset and rank).
+  kF16Split,   // fp16 hi and lo (fp16 range); C in float
+  kBf16Split,  // bf16 hi and lo (fp32 range); C in float
 };
+
+inline bool is_half_arithmetic(TileArithmetic arithmetic) {
+  return arithmetic == TileArithmetic::kF16 || arithmetic == TileArithmetic::kBf16 ||
+         arithmetic == TileArithmetic::kF16Split || arithmetic == TileArithmetic::kBf16Split;
+}
+inline bool is_split_arithmetic(TileArithmetic arithmetic) {
+  return arithmetic == TileArithmetic::kF16Split || arithmetic == TileArithmetic::kBf16Split;
+}
+inline bool is_bf16_arithmetic(TileArithmetic arithmetic) {
+  return arithmetic == TileArithmetic::kBf16 || arithmetic == TileArithmetic::kBf16Split;
+}
 
 // How the counting step finds C's tile bitmaps (both exact; kept side by side to measure them).
 enum class TileCountMethod {
@@ -51,6 +68,8 @@ inline int tile_value_bytes(TileArithmetic arithmetic) {
     case TileArithmetic::kF16:
     case TileArithmetic::kBf16: return 2;
     case TileArithmetic::kF64: return 8;
+    case TileArithmetic::kF16Split:
+    case TileArithmetic::kBf16Split: return 4;  // hi and lo
     default: return 4;
   }
 }
@@ -65,12 +84,13 @@ struct TileOperand {
   DeviceBuffer row_mask;        // uint8, tiles: bit r when row r of the tile has an entry
   DeviceBuffer col_mask;        // uint8, tiles: bit c when column c of the tile has an entry
   DeviceBuffer element_offset;  // int64, tiles + 1: the tile's first value
-  DeviceBuffer values;          // nnz values, tile by tile in bit order (uint16 / float / double)
+  DeviceBuffer values;          // nnz values, tile by tile in bit order (uint16 / float / double); hi when split
+  DeviceBuffer values_lo;       // split arithmetic only: nnz uint16, lo = round(x - hi), same order
   int64_t tile_rows() const { return (rows + 7) / 8; }
 };
 
 // The canonical device CSR (V = float or double) as tiles in `arithmetic`'s storage. fp16 and bf16
-// values are rounded to nearest even; a finite value beyond the type's range throws
+// values are rounded to nearest even (split: hi rounded, lo = the rounded remainder); a finite value beyond the type's range throws
 // SPARSETC_STATUS_VALUE_OUT_OF_RANGE (fp16: the message points to bf16) - never a silent Inf.
 // `what` names the operand in that message. Sync points: the tile count, the range check.
 template <typename V>
