@@ -34,6 +34,40 @@ std::string describe_spmm(sparsetc_cusparseConstSpMatDescr_t A, const CompatDens
   static_cast<sparsetc_cusparseOperation_t>(opA), static_cast<sparsetc_cusparseOperation_t>(opB), alpha, A, B, \
       beta, C, computeType, static_cast<sparsetc_cusparseSpMMAlg_t>(alg)
 
+// The sparsetc operands of one SpMM call, made from cuSPARSE's descriptors.
+struct SpmmOperands {
+  sparsetc_cusparseHandle_t handle;
+  sparsetc_cusparseSpMatDescr_t A;
+  const CompatDense& B;
+  const CompatDense& C;
+};
+
+// Every SpMM stage takes the same path: straight to cuSPARSE from inside sparsetc (`raw`); to
+// cuSPARSE with a refreshed A when SpMM is not intercepted or sparsetc declines (`forward`);
+// otherwise `ours(operands)` inside sparsetc, logged by finish(), then `after(result)`.
+template <typename Raw, typename Forward, typename Ours, typename After>
+cusparseStatus_t spmm_stage(const char* function, cusparseHandle_t handle, cusparseConstSpMatDescr_t matA,
+                            cusparseConstDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType compute, Raw&& raw,
+                            Forward&& forward, Ours&& ours, After&& after) noexcept {
+  if (inside_sparsetc()) return raw();
+  if (!intercepts(kSpmm)) return forward();
+  return serve_or_forward(function, [&] {
+    require_host_scalars(handle);
+    const CompatDense B(matB), C(matC);
+    const SpmmOperands o{compat_handle(handle), compat_sparse(matA), B, C};
+    sparsetc_cusparseStatus_t status;
+    {
+      InsideSparsetc inside;
+      status = ours(o);
+    }
+    const cusparseStatus_t result = finish(function, o.handle, status, describe_spmm(o.A, C, compute));
+    after(result);
+    return result;
+  }, forward);
+}
+
+constexpr auto kNothingAfter = [](cusparseStatus_t) {};
+
 }  // namespace
 
 PRELOAD_API cusparseStatus_t cusparseSpMM_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA,
@@ -42,31 +76,30 @@ PRELOAD_API cusparseStatus_t cusparseSpMM_bufferSize(cusparseHandle_t handle, cu
                                                      const void* beta, cusparseDnMatDescr_t matC,
                                                      cudaDataType computeType, cusparseSpMMAlg_t alg,
                                                      size_t* bufferSize) {
-  auto forward = [&] {
-    ForwardedSparse a(matA);
-    return REAL(cusparseSpMM_bufferSize)(handle, opA, opB, alpha, a.get(), matB, beta, matC, computeType, alg,
-                                         bufferSize);
-  };
-  if (inside_sparsetc()) return REAL(cusparseSpMM_bufferSize)(handle, opA, opB, alpha, matA, matB, beta, matC,
-                                                              computeType, alg, bufferSize);
-  if (!intercepts(kSpmm)) return forward();
-  return serve_or_forward("cusparseSpMM_bufferSize", [&] {
-    require_host_scalars(handle);
-    sparsetc_cusparseHandle_t h = compat_handle(handle);
-    sparsetc_cusparseSpMatDescr_t A = compat_sparse(matA);
-    CompatDense B(matB), C(matC);
-    size_t ours = 0;
-    sparsetc_cusparseStatus_t status;
-    {
-      InsideSparsetc inside;
-      status = sparsetc_cusparseSpMM_bufferSize(h, SPMM_ARGS(A, B.get(), C.get()), &ours);
-    }
-    const cusparseStatus_t result = finish("cusparseSpMM_bufferSize", h, status, describe_spmm(A, C, computeType));
-    // sparsetc plans here and needs no buffer; cuSPARSE's size is reported so that a later call
-    // forwarded (say, in device pointer mode) still gets the buffer it needs.
-    if (result == CUSPARSE_STATUS_SUCCESS && forward() != CUSPARSE_STATUS_SUCCESS) *bufferSize = ours;
-    return result;
-  }, forward);
+  size_t ours = 0;
+  return spmm_stage(
+      "cusparseSpMM_bufferSize", handle, matA, matB, matC, computeType,
+      [&] {
+        return REAL(cusparseSpMM_bufferSize)(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg,
+                                             bufferSize);
+      },
+      [&] {
+        ForwardedSparse a(matA);
+        return REAL(cusparseSpMM_bufferSize)(handle, opA, opB, alpha, a.get(), matB, beta, matC, computeType, alg,
+                                             bufferSize);
+      },
+      [&](const SpmmOperands& o) {
+        return sparsetc_cusparseSpMM_bufferSize(o.handle, SPMM_ARGS(o.A, o.B.get(), o.C.get()), &ours);
+      },
+      // sparsetc plans here and needs no buffer; cuSPARSE's size is reported so that a later call
+      // forwarded (say, in device pointer mode) still gets the buffer it needs.
+      [&](cusparseStatus_t result) {
+        if (result != CUSPARSE_STATUS_SUCCESS) return;
+        ForwardedSparse a(matA);
+        if (REAL(cusparseSpMM_bufferSize)(handle, opA, opB, alpha, a.get(), matB, beta, matC, computeType, alg,
+                                          bufferSize) != CUSPARSE_STATUS_SUCCESS)
+          *bufferSize = ours;
+      });
 }
 
 PRELOAD_API cusparseStatus_t cusparseSpMM_preprocess(cusparseHandle_t handle, cusparseOperation_t opA,
@@ -75,49 +108,39 @@ PRELOAD_API cusparseStatus_t cusparseSpMM_preprocess(cusparseHandle_t handle, cu
                                                      const void* beta, cusparseDnMatDescr_t matC,
                                                      cudaDataType computeType, cusparseSpMMAlg_t alg,
                                                      void* externalBuffer) {
-  auto forward = [&] {
-    ForwardedSparse a(matA);
-    return REAL(cusparseSpMM_preprocess)(handle, opA, opB, alpha, a.get(), matB, beta, matC, computeType, alg,
-                                         externalBuffer);
-  };
-  if (inside_sparsetc()) return REAL(cusparseSpMM_preprocess)(handle, opA, opB, alpha, matA, matB, beta, matC,
-                                                              computeType, alg, externalBuffer);
-  if (!intercepts(kSpmm)) return forward();
-  return serve_or_forward("cusparseSpMM_preprocess", [&] {
-    require_host_scalars(handle);
-    sparsetc_cusparseHandle_t h = compat_handle(handle);
-    sparsetc_cusparseSpMatDescr_t A = compat_sparse(matA);
-    CompatDense B(matB), C(matC);
-    sparsetc_cusparseStatus_t status;
-    {
-      InsideSparsetc inside;
-      status = sparsetc_cusparseSpMM_preprocess(h, SPMM_ARGS(A, B.get(), C.get()), externalBuffer);
-    }
-    return finish("cusparseSpMM_preprocess", h, status, describe_spmm(A, C, computeType));
-  }, forward);
+  return spmm_stage(
+      "cusparseSpMM_preprocess", handle, matA, matB, matC, computeType,
+      [&] {
+        return REAL(cusparseSpMM_preprocess)(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg,
+                                             externalBuffer);
+      },
+      [&] {
+        ForwardedSparse a(matA);
+        return REAL(cusparseSpMM_preprocess)(handle, opA, opB, alpha, a.get(), matB, beta, matC, computeType, alg,
+                                             externalBuffer);
+      },
+      [&](const SpmmOperands& o) {
+        return sparsetc_cusparseSpMM_preprocess(o.handle, SPMM_ARGS(o.A, o.B.get(), o.C.get()), externalBuffer);
+      },
+      kNothingAfter);
 }
 
 PRELOAD_API cusparseStatus_t cusparseSpMM(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB,
                                           const void* alpha, cusparseConstSpMatDescr_t matA,
                                           cusparseConstDnMatDescr_t matB, const void* beta, cusparseDnMatDescr_t matC,
                                           cudaDataType computeType, cusparseSpMMAlg_t alg, void* externalBuffer) {
-  auto forward = [&] {
-    ForwardedSparse a(matA);
-    return REAL(cusparseSpMM)(handle, opA, opB, alpha, a.get(), matB, beta, matC, computeType, alg, externalBuffer);
-  };
-  if (inside_sparsetc())
-    return REAL(cusparseSpMM)(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
-  if (!intercepts(kSpmm)) return forward();
-  return serve_or_forward("cusparseSpMM", [&] {
-    require_host_scalars(handle);
-    sparsetc_cusparseHandle_t h = compat_handle(handle);
-    sparsetc_cusparseSpMatDescr_t A = compat_sparse(matA);
-    CompatDense B(matB), C(matC);
-    sparsetc_cusparseStatus_t status;
-    {
-      InsideSparsetc inside;
-      status = sparsetc_cusparseSpMM(h, SPMM_ARGS(A, B.get(), C.get()), externalBuffer);
-    }
-    return finish("cusparseSpMM", h, status, describe_spmm(A, C, computeType));
-  }, forward);
+  return spmm_stage(
+      "cusparseSpMM", handle, matA, matB, matC, computeType,
+      [&] {
+        return REAL(cusparseSpMM)(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
+      },
+      [&] {
+        ForwardedSparse a(matA);
+        return REAL(cusparseSpMM)(handle, opA, opB, alpha, a.get(), matB, beta, matC, computeType, alg,
+                                  externalBuffer);
+      },
+      [&](const SpmmOperands& o) {
+        return sparsetc_cusparseSpMM(o.handle, SPMM_ARGS(o.A, o.B.get(), o.C.get()), externalBuffer);
+      },
+      kNothingAfter);
 }
