@@ -176,7 +176,7 @@ enum sparsetc_spmm_alg_e {
   SPARSETC_SPMM_ALG_CSR = 4,        /* (planned) CSR row-per-warp */
   SPARSETC_SPMM_ALG_DCSR = 5,       /* (planned) doubly compressed rows */
   SPARSETC_SPMM_ALG_TILED_DCSR = 6, /* (planned) B-stationary tiled DCSR */
-  SPARSETC_SPMM_ALG_VBR_CUBLAS = 7, /* (planned) 1-SA variable blocks through batched cuBLAS */
+  SPARSETC_SPMM_ALG_VBR_CUBLAS = 7, /* 1-SA variable blocks (VBR) through grouped cuBLAS GEMMs */
   SPARSETC_SPMM_ALG_MAX_ = 0x7FFFFFFF
 };
 
