@@ -16,7 +16,12 @@ const char* usage() {
          "  --backend auto|cpu|gpu  where to run (default auto: the GPU when present)\n"
          "  --warmup K --iters K    timing repetitions (median is reported; default 2 and 10)\n"
          "  --threads T             CPU threads (default all)\n"
-         "  --seed S                seed of generated values (default 1)\n";
+         "  --seed S                seed of generated values (default 1)\n"
+         "  --analyze               print A's structure statistics (sparsetc_analyze on the CPU\n"
+         "                          engine) as one CSV line after a header, and multiply nothing\n"
+         "  --strip-width W         --analyze: strip width of the DCSR statistics (SSF); the tiled\n"
+         "                          kernel uses 512, 256, 128 or 64 by type and N (default 256)\n"
+         "  --no-header             --analyze: the CSV line only\n";
 }
 
 Options parse_options(int argc, char** argv) {
@@ -51,6 +56,9 @@ Options parse_options(int argc, char** argv) {
     else if (a == "--iters") o.iterations = int(number(i));
     else if (a == "--threads") o.threads = int(number(i));
     else if (a == "--seed") o.seed = uint64_t(number(i));
+    else if (a == "--analyze") o.analyze = true;
+    else if (a == "--strip-width") o.strip_width = number(i);
+    else if (a == "--no-header") o.header = false;
     else throw std::invalid_argument("unknown option " + a);
   }
   if (o.op != "spmm" && o.op != "spgemm" && o.op != "both") throw std::invalid_argument("--op: " + o.op);

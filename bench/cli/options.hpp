@@ -18,6 +18,9 @@ struct Options {
   int iterations = 10;
   int threads = 0;
   uint64_t seed = 1;
+  bool analyze = false;           // print A's structure statistics as CSV instead of multiplying
+  int64_t strip_width = 0;        // --analyze: DCSR strip width (0: the library's default)
+  bool header = true;             // --analyze: print the CSV header line
   bool help = false;
 };
 

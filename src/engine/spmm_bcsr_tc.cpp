@@ -12,6 +12,7 @@
 #include "engine/handle.hpp"
 #include "engine/matrix.hpp"
 #include "engine/spmm_plan.hpp"
+#include "engine/spmm_select.hpp"
 #include "gpu/convert/gpu_convert.hpp"
 #include "gpu/spmm/bcsr_tc/bcsr_tc_spmm.hpp"
 #include "reorder/permutation.hpp"
@@ -54,13 +55,9 @@ bool names_tc_precision(const SpmmProblem& p) {
          (p.compute == SPARSETC_COMPUTE_64F && a == SPARSETC_VALUE_F64);
 }
 
-// AUTO's rule, fitted on the H200 runs of docs/performance.md (bands, 27-point Poisson, scrambled
-// blocks, bcsstk17/33, R-MAT, uniform; each path against the best cuSPARSE variant): from a block
-// fill of about 5% the tensor-core kernel beats every other path of ours at N >= 16 (0.6-0.8x of
-// cuSPARSE's Blocked-ELL at N = 128, where cuSPARSE's CSR algorithms reach 0.03-0.5x), and wins
-// outright at N <= 32 (1.1-1.8x). At N <= 8 the CSR kernel is faster below 15% fill (Poisson:
-// 3.4x against 1.9x).
-bool predicted_faster(double fill, int64_t n) { return fill >= 0.15 || (fill >= 0.05 && n >= 16); }
+// AUTO's rule 1 (engine/spmm_select.hpp): the fill from which the tensor cores beat every other
+// path at N columns, fitted with the other rules on timed device paths.
+bool predicted_faster(double fill, int64_t n) { return tensor_cores_predicted_faster(fill, n); }
 
 // Above this block fill the identity order is kept without trying 1-SA: little is left to gain.
 constexpr double kFillWorthReordering = 0.70;

@@ -1,10 +1,18 @@
 #include "engine/spmm_plan.hpp"
 
+#include <chrono>
+#include <cstdint>
+
 #include "core/error.hpp"
 #include "core/logging.hpp"
 #include "core/types.hpp"
 #include "engine/handle.hpp"
 #include "engine/matrix.hpp"
+#include "engine/spmm_select.hpp"
+#include "engine/spmm_vbr_cublas.hpp"
+#include "gpu/analysis/gpu_analysis.hpp"
+#include "gpu/convert/gpu_convert.hpp"
+#include "gpu/spmm/cuda_core/cuda_core_spmm.hpp"
 
 namespace sparsetc::detail {
 namespace {
@@ -36,25 +44,80 @@ void check_problem(const SpmmProblem& p) {
           "unknown compute type ", p.compute);
 }
 
-// AUTO's rule for the CSR kernel against cuSPARSE (its CSR algorithm as make_cusparse_spmm picks
-// it), fitted on H200 runs: the structured suite of docs/performance.md and the 30 real matrices
-// of bench/data/spmm_paths_h200.csv (every device path timed on the same inputs, --all-paths).
-// fp32/fp64: the kernel wins at N <= 8 whatever the rows (1.9-4.8x on rail582 and lp_osa_*, where
-// CSR_ALG3 stalls on the long skewed rows), with short rows (<= 32 entries) at any N, and with
-// long rows (>= 100) up to N = 32, or at any N up to 200 entries; rows of 32-100 entries at
-// N >= 16 (bcsstk*, EX5: 0.81-0.83x at N = 32) and very long rows at wide B (bands of half-width
-// 512, rail582 at N >= 128) stay with cuSPARSE. Half inputs: the kernel wins at N <= 8 unless rows
-// are very long, and with short rows up to N = 32 (cuSPARSE's half CSR_ALG3 is 1.3-2x faster on
-// regular matrices beyond that). The selector over all paths (issue 6) replaces this rule.
-bool csr_kernel_predicted_faster(const SpmmProblem& p) {
+// Features of op(A) for the selector: A normalised once to the canonical device CSR (transposed
+// for op = T) and one pass of the GPU analysis (sparsetc_analyze's) at the strip width the tiled
+// kernel would use, read back once. About what sparsetc_analyze costs (docs/performance.md,
+// "Structure analysis", H200: 0.6-8.4 ms for 16-68M entries) plus the normalisation (elementwise
+// passes for a CSR), once per plan; the plan's reason reports the time.
+SpmmFeatures measure_features(sparsetc_handle_s& handle, const SpmmProblem& p) {
+  SpmmFeatures f;
+  f.n = p.B.cols;
+  f.value_type = p.B.value_type;
+  f.order = p.B.order;
   const RawSparse& a = p.A->layout;
-  const int64_t rows = p.op == SPARSETC_OP_NON_TRANSPOSE ? a.rows : a.cols;
-  const double row_length = rows > 0 ? double(a.nnz) / double(rows) : 0.0;
-  const int64_t n = p.B.cols;
-  const bool half = p.B.value_type == SPARSETC_VALUE_F16 || p.B.value_type == SPARSETC_VALUE_BF16;
-  if (half) return (n <= 8 && row_length <= 200) || (row_length <= 32 && n <= 32);
-  const bool long_rows = row_length >= 100 && ((n <= 32 && row_length <= 800) || row_length <= 200);
-  return n <= 8 || row_length <= 32 || long_rows;
+  f.rows = p.op == SPARSETC_OP_NON_TRANSPOSE ? a.rows : a.cols;
+  f.cols = p.op == SPARSETC_OP_NON_TRANSPOSE ? a.cols : a.rows;
+  f.nnz = a.nnz;
+  if (a.rows > INT32_MAX || a.cols > INT32_MAX) return f;  // the analysis indexes columns in 32 bits
+  if (a.nnz == 0 || f.rows == 0) {
+    f.nonempty_rows = f.row_length_max = 0;
+    f.row_length_mean = f.row_length_std = f.ssf = 0;
+    return f;
+  }
+  handle.activate();
+  const GpuContext context = handle.gpu();
+  DeviceCsr<float> csr = gpu_normalize<float>(a, p.A->duplicates, context);
+  if (p.op == SPARSETC_OP_TRANSPOSE) csr = as_transposed_csr(gpu_csr_to_csc<float>(csr.view(), context));
+  const CorePrecision precision = f.value_type == SPARSETC_VALUE_F16    ? CorePrecision::f16
+                                  : f.value_type == SPARSETC_VALUE_BF16 ? CorePrecision::bf16
+                                  : f.value_type == SPARSETC_VALUE_F64  ? CorePrecision::f64
+                                                                        : CorePrecision::f32;
+  const Analysis stats = analysis_from_sums(gpu_analysis_sums(
+      csr.rows, csr.cols, csr.nnz, csr.row_ptr.as<const int64_t>(), csr.col_idx.as<const int32_t>(), nullptr,
+      tiled_strip_width(precision, f.n), context));
+  f.nnz = stats.nnz;
+  f.nonempty_rows = stats.nonempty_rows;
+  f.row_length_mean = stats.row_length_mean;
+  f.row_length_max = stats.row_length_max;
+  f.row_length_std = stats.row_length_std;
+  f.ssf = stats.ssf;
+  return f;
+}
+
+sparsetc_spmm_alg_t public_alg(SpmmPath path) {
+  switch (path) {
+    case SpmmPath::TensorCores: return SPARSETC_SPMM_ALG_BCSR_TC;
+    case SpmmPath::Csr: return SPARSETC_SPMM_ALG_CSR;
+    case SpmmPath::Dcsr: return SPARSETC_SPMM_ALG_DCSR;
+    case SpmmPath::TiledDcsr: return SPARSETC_SPMM_ALG_TILED_DCSR;
+    case SpmmPath::VbrCublas: return SPARSETC_SPMM_ALG_VBR_CUBLAS;
+    default: return SPARSETC_SPMM_ALG_CUSPARSE;
+  }
+}
+
+// AUTO past the tensor cores: the selector's path from measured features; cuSPARSE (with the
+// selector's algorithm) where our kernel does not take the type combination.
+void plan_selected(sparsetc_handle_s& handle, sparsetc_spmm_plan_s& plan, std::string tc_reason) {
+  const auto start = std::chrono::steady_clock::now();
+  const SpmmFeatures features = measure_features(handle, plan.problem);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const SpmmChoice choice = select_spmm(features);
+  plan.reason = str(path_name(choice.path), ": ", choice.reason, "; features in ", ms, " ms");
+  if (!tc_reason.empty()) plan.reason += "; " + tc_reason;
+  if (choice.path == SpmmPath::Csr || choice.path == SpmmPath::Dcsr || choice.path == SpmmPath::TiledDcsr) {
+    try {
+      plan.executor = make_cuda_core_spmm(handle, plan.problem, public_alg(choice.path));
+      plan.alg = public_alg(choice.path);
+      return;
+    } catch (const Error& e) {
+      if (e.status() != SPARSETC_STATUS_NOT_SUPPORTED) throw;
+      plan.reason += str("; the kernel does not take it (", e.what(), "): cuSPARSE");
+    }
+  }
+  // SpmmPath::VbrCublas is never chosen while its slot is closed (spmm_select.cpp).
+  plan.alg = SPARSETC_SPMM_ALG_CUSPARSE;
+  plan.reason += str(" ", cusparse_algorithm_name(choice.cusparse_algorithm));
+  plan.executor = make_cusparse_spmm(handle, plan.problem, choice.cusparse_algorithm);
 }
 
 sparsetc_compute_type_t resolve_compute(const SpmmProblem& p) {
@@ -101,29 +164,22 @@ std::unique_ptr<sparsetc_spmm_plan_s> make_spmm_plan(sparsetc_handle_s& handle, 
       if (bcsr_tc_applies(plan->problem)) {
         // A reordered device matrix is multiplied by the tensor-core path only (it answers in the
         // original row order), so there it is taken whatever the fill.
-        plan->executor = make_bcsr_tc_spmm(handle, plan->problem, plan->reason, !reordered);
+        std::string tc_reason;
+        plan->executor = make_bcsr_tc_spmm(handle, plan->problem, tc_reason, !reordered);
         if (plan->executor) {
           plan->alg = SPARSETC_SPMM_ALG_BCSR_TC;
+          plan->reason = reordered ? str("row-reordered matrix: ", tc_reason)
+                                   : str("tensor cores: rule 1 (block fill >= ",
+                                         tensor_core_fill_threshold(plan->problem.B.cols), " at N ",
+                                         plan->problem.B.cols, "): ", tc_reason);
           break;
         }
+        plan->reason = tc_reason;
       }
       require(!reordered, SPARSETC_STATUS_NOT_SUPPORTED,
               "a row-reordered device matrix is multiplied on the tensor cores only (f16/bf16 with COMPUTE_32F, "
               "f32 with COMPUTE_TF32, f64 with COMPUTE_64F, op(A) = A)");
-      // The CSR kernel where it was measured to beat cuSPARSE's best CSR algorithm (short rows,
-      // narrow B); cuSPARSE elsewhere and for the type combinations the kernel does not take.
-      try {
-        require(csr_kernel_predicted_faster(plan->problem), SPARSETC_STATUS_NOT_SUPPORTED,
-                "rows too long or B too wide for the CSR kernel to win");
-        plan->executor = make_cuda_core_spmm(handle, plan->problem, SPARSETC_SPMM_ALG_CSR);
-        plan->alg = SPARSETC_SPMM_ALG_CSR;
-        plan->reason = plan->reason.empty() ? "CSR kernel" : "CSR kernel; " + plan->reason;
-      } catch (const Error& e) {
-        if (e.status() != SPARSETC_STATUS_NOT_SUPPORTED) throw;
-        plan->alg = SPARSETC_SPMM_ALG_CUSPARSE;
-        plan->reason = str("cuSPARSE (", e.what(), ")");
-        plan->executor = make_cusparse_spmm(handle, plan->problem);
-      }
+      plan_selected(handle, *plan, plan->reason);
       break;
     case SPARSETC_SPMM_ALG_CPU:
       require(!on_device, SPARSETC_STATUS_NOT_SUPPORTED,
@@ -138,8 +194,23 @@ std::unique_ptr<sparsetc_spmm_plan_s> make_spmm_plan(sparsetc_handle_s& handle, 
               "cuSPARSE cannot multiply a row-reordered device matrix in its original row order (use "
               "SPARSETC_SPMM_ALG_BCSR_TC or the original matrix)");
       plan->alg = alg;
-      plan->reason = "requested: cuSPARSE";
-      plan->executor = make_cusparse_spmm(handle, plan->problem);
+      {
+        // cuSPARSE reads A where it lies, so A need not normalise (duplicates refused by the matrix's
+        // policy, say): then the algorithm is chosen by N and type alone.
+        SpmmFeatures features;
+        std::string note;
+        try {
+          features = measure_features(handle, plan->problem);
+        } catch (const Error& e) {
+          features = SpmmFeatures{};
+          features.n = plan->problem.B.cols;
+          features.value_type = plan->problem.B.value_type;
+          note = str(" (by N and type: no features, ", e.what(), ")");
+        }
+        const CusparseCsrAlgorithm algorithm = select_cusparse_algorithm(features);
+        plan->reason = str("requested: cuSPARSE ", cusparse_algorithm_name(algorithm), note);
+        plan->executor = make_cusparse_spmm(handle, plan->problem, algorithm);
+      }
       break;
     case SPARSETC_SPMM_ALG_BCSR_TC:
       require(on_device, SPARSETC_STATUS_NOT_SUPPORTED, "SPARSETC_SPMM_ALG_BCSR_TC needs device operands");
@@ -156,7 +227,11 @@ std::unique_ptr<sparsetc_spmm_plan_s> make_spmm_plan(sparsetc_handle_s& handle, 
       plan->executor = make_cuda_core_spmm(handle, plan->problem, alg);
       break;
     case SPARSETC_SPMM_ALG_VBR_CUBLAS:
-      fail(SPARSETC_STATUS_NOT_SUPPORTED, "SpMM algorithm ", alg, " is not available in this version");
+      require(on_device, SPARSETC_STATUS_NOT_SUPPORTED, "SPARSETC_SPMM_ALG_VBR_CUBLAS needs device operands");
+      plan->alg = alg;
+      plan->executor = make_vbr_cublas_spmm(handle, plan->problem, plan->reason);
+      plan->reason = "requested: " + plan->reason;
+      break;
     default:
       fail(SPARSETC_STATUS_INVALID_VALUE, "unknown SpMM algorithm ", alg);
   }

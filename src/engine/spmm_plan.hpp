@@ -7,6 +7,7 @@
 #include <string>
 
 #include "engine/dense.hpp"
+#include "engine/spmm_select.hpp"
 #include "sparsetc/sparsetc_types.h"
 
 struct sparsetc_handle_s;
@@ -32,6 +33,10 @@ class SpmmExecutor {
 
 std::unique_ptr<SpmmExecutor> make_cpu_spmm(sparsetc_handle_s& handle, const SpmmProblem& problem);
 std::unique_ptr<SpmmExecutor> make_cusparse_spmm(sparsetc_handle_s& handle, const SpmmProblem& problem);
+// cuSPARSE with the CSR algorithm the selector chose (cuSPARSE's default where the operands' order,
+// alignment or op(A) do not allow it).
+std::unique_ptr<SpmmExecutor> make_cusparse_spmm(sparsetc_handle_s& handle, const SpmmProblem& problem,
+                                                CusparseCsrAlgorithm algorithm);
 // Internal variant of the tiled DCSR path: A kept as CSC and each CTA's tile built from it on the
 // fly (the DCSR paper's near-memory conversion in software). Reached through make_cuda_core_spmm
 // (tests, benchmarks), not a public algorithm.

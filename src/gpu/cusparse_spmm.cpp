@@ -8,6 +8,7 @@
 #include "engine/handle.hpp"
 #include "engine/matrix.hpp"
 #include "engine/spmm_plan.hpp"
+#include "engine/spmm_select.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/cusparse_context.hpp"
 #include "gpu/cusparse_types.hpp"
@@ -62,24 +63,28 @@ struct Descriptors {
 bool rows_aligned(const sparsetc_dense_s& d) { return (d.ld * int64_t(value_size(d.value_type))) % 16 == 0; }
 bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
-// The algorithm: cuSPARSE's default is 2-10x slower than its best CSR variant on row-major
-// operands (docs/performance.md): CSR_ALG3 (deterministic) for single and double precision up to
-// N = 256 and CSR_ALG2 beyond (ALG2 wins every N = 512 case), CSR_ALG2 for half inputs, for
-// op(A) = A and 16-byte aligned rows; anything else, and what cuSPARSE refuses, runs the default.
-cusparseSpMMAlg_t preferred_algorithm(const SpmmProblem& p) {
+// The algorithm: the selector's (engine/spmm_select.hpp: CSR_ALG3 or CSR_ALG2 by N, type and the
+// longest row; cuSPARSE's default is 2-10x slower than its best CSR variant on row-major operands)
+// for op(A) = A and 16-byte aligned rows; anything else, and what cuSPARSE refuses, runs the default.
+cusparseSpMMAlg_t preferred_algorithm(const SpmmProblem& p, CusparseCsrAlgorithm chosen) {
   if (p.A->layout.format != SPARSETC_FORMAT_CSR || p.op != SPARSETC_OP_NON_TRANSPOSE ||
       p.B.order != SPARSETC_ORDER_ROW || p.C.order != SPARSETC_ORDER_ROW || !rows_aligned(p.B) ||
       !rows_aligned(p.C))
     return CUSPARSE_SPMM_ALG_DEFAULT;
-  const bool half = p.B.value_type == SPARSETC_VALUE_F16 || p.B.value_type == SPARSETC_VALUE_BF16;
-  return half || p.B.cols > 256 ? CUSPARSE_SPMM_CSR_ALG2 : CUSPARSE_SPMM_CSR_ALG3;
+  switch (chosen) {
+    case CusparseCsrAlgorithm::Alg1: return CUSPARSE_SPMM_CSR_ALG1;
+    case CusparseCsrAlgorithm::Alg2: return CUSPARSE_SPMM_CSR_ALG2;
+    case CusparseCsrAlgorithm::Alg3: return CUSPARSE_SPMM_CSR_ALG3;
+    default: return CUSPARSE_SPMM_ALG_DEFAULT;
+  }
 }
 
 // Descriptors are made once per plan and only re-pointed at each execution: creating them costs
 // microseconds of host time, as much as a small SpMM takes on the device.
 class CusparseSpmm final : public SpmmExecutor {
  public:
-  CusparseSpmm(sparsetc_handle_s& handle, const SpmmProblem& problem) : handle_(handle), problem_(problem) {
+  CusparseSpmm(sparsetc_handle_s& handle, const SpmmProblem& problem, CusparseCsrAlgorithm chosen)
+      : handle_(handle), problem_(problem) {
     compute_ = problem.compute == SPARSETC_COMPUTE_64F ? CUDA_R_64F : CUDA_R_32F;  // tf32: cuSPARSE runs fp32
     // The buffer size depends on shapes and types only; a placeholder pointer stands in for B and C
     // until the first execution.
@@ -97,7 +102,7 @@ class CusparseSpmm final : public SpmmExecutor {
     SPARSETC_CUSPARSE_CHECK(cusparseSpMM_bufferSize(h, cusparse_op(problem.op), CUSPARSE_OPERATION_NON_TRANSPOSE,
                                                     scalar, d_.a, d_.b, scalar, d_.c, compute_,
                                                     CUSPARSE_SPMM_ALG_DEFAULT, &buffer_bytes_));
-    algorithm_ = preferred_algorithm(problem);
+    algorithm_ = preferred_algorithm(problem, chosen);
     size_t preferred_bytes = 0;
     if (algorithm_ != CUSPARSE_SPMM_ALG_DEFAULT &&
         cusparseSpMM_bufferSize(h, cusparse_op(problem.op), CUSPARSE_OPERATION_NON_TRANSPOSE, scalar, d_.a, d_.b,
@@ -163,8 +168,17 @@ class CusparseSpmm final : public SpmmExecutor {
 
 }  // namespace
 
+std::unique_ptr<SpmmExecutor> make_cusparse_spmm(sparsetc_handle_s& handle, const SpmmProblem& problem,
+                                                CusparseCsrAlgorithm algorithm) {
+  return std::make_unique<CusparseSpmm>(handle, problem, algorithm);
+}
+
 std::unique_ptr<SpmmExecutor> make_cusparse_spmm(sparsetc_handle_s& handle, const SpmmProblem& problem) {
-  return std::make_unique<CusparseSpmm>(handle, problem);
+  SpmmFeatures shape;  // no row statistics: the algorithm by N and type alone
+  shape.n = problem.B.cols;
+  shape.value_type = problem.B.value_type;
+  shape.order = problem.B.order;
+  return make_cusparse_spmm(handle, problem, select_cusparse_algorithm(shape));
 }
 
 }  // namespace sparsetc::detail

@@ -378,6 +378,7 @@ TEST_F(GpuTest, AutoTakesTensorCoresWhereBlocksFill) {
   sparsetc_spmm_alg_t alg = 0;
   std::string reason = dense_blocks.plan_reason(&alg);
   EXPECT_EQ(alg, SPARSETC_SPMM_ALG_BCSR_TC) << reason;
+  EXPECT_NE(reason.find("rule 1"), std::string::npos) << reason;
   ASSERT_OK(gpu_, dense_blocks.execute());
   ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
   dense_blocks.check();
@@ -386,6 +387,7 @@ TEST_F(GpuTest, AutoTakesTensorCoresWhereBlocksFill) {
   ASSERT_OK(gpu_, scattered.plan(SPARSETC_SPMM_ALG_AUTO));
   reason = scattered.plan_reason(&alg);
   EXPECT_NE(alg, SPARSETC_SPMM_ALG_BCSR_TC) << reason;
+  EXPECT_NE(reason.find("rule "), std::string::npos) << reason;  // the selector names the rule that fired
   ASSERT_OK(gpu_, scattered.execute());
   ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
   scattered.check();

@@ -1,0 +1,209 @@
+// SpMM AUTO's decision list (engine/spmm_select.hpp) on hand-made features: each rule fires at its
+// threshold and not just below it, in its order, and the reason names the rule and its numbers.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "engine/spmm_select.hpp"
+
+namespace sparsetc::detail {
+namespace {
+
+// A regular matrix of `rows` rows of `mean` entries (longest row `max`), no empty row; SSF 1.
+SpmmFeatures regular(sparsetc_value_type_t type, int64_t n, double mean, int64_t max, int64_t rows = 10000) {
+  SpmmFeatures f;
+  f.rows = f.cols = rows;
+  f.nnz = int64_t(mean * double(rows));
+  f.nonempty_rows = rows;
+  f.row_length_mean = mean;
+  f.row_length_max = max;
+  f.row_length_std = 1;
+  f.ssf = 1;
+  f.n = n;
+  f.value_type = type;
+  return f;
+}
+
+bool says(const SpmmChoice& c, const std::string& text) { return c.reason.find(text) != std::string::npos; }
+
+TEST(SpmmSelect, TensorCoresFromTheirFillThreshold) {
+  SpmmFeatures f = regular(SPARSETC_VALUE_F16, 128, 40, 150);
+  f.tensor_core_fill = 0.2;
+  SpmmChoice c = select_spmm(f);
+  EXPECT_EQ(c.path, SpmmPath::TensorCores);
+  EXPECT_TRUE(says(c, "rule 1 (tensor cores): block fill 0.2 >= 0.2")) << c.reason;
+  f.tensor_core_fill = 0.199;
+  EXPECT_NE(select_spmm(f).path, SpmmPath::TensorCores);
+  // Wide B: from 7%.
+  f.n = 512;
+  f.tensor_core_fill = 0.07;
+  EXPECT_EQ(select_spmm(f).path, SpmmPath::TensorCores);
+  f.tensor_core_fill = 0.069;
+  EXPECT_NE(select_spmm(f).path, SpmmPath::TensorCores);
+  // bf16 is the half class too; an unknown fill never takes the tensor cores.
+  f.value_type = SPARSETC_VALUE_BF16;
+  f.tensor_core_fill = 0.5;
+  EXPECT_EQ(select_spmm(f).path, SpmmPath::TensorCores);
+  f.tensor_core_fill = -1;
+  EXPECT_NE(select_spmm(f).path, SpmmPath::TensorCores);
+}
+
+TEST(SpmmSelect, TensorCorePrefilterAgreesWithRuleOne) {
+  for (int64_t n : {1, 8, 16, 17, 32, 64, 65, 128, 256, 257, 512, 4096}) {
+    for (double fill : {0.01, 0.069, 0.07, 0.1, 0.199, 0.2, 0.5, 1.0}) {
+      SpmmFeatures f = regular(SPARSETC_VALUE_F16, n, 40, 150);
+      f.tensor_core_fill = fill;
+      EXPECT_EQ(tensor_cores_predicted_faster(fill, n), select_spmm(f).path == SpmmPath::TensorCores)
+          << "fill " << fill << ", N " << n;
+      EXPECT_EQ(tensor_cores_predicted_faster(fill, n), fill >= tensor_core_fill_threshold(n));
+    }
+  }
+}
+
+TEST(SpmmSelect, ExactFp32NeverTakesTheTensorCores) {
+  for (sparsetc_value_type_t type : {SPARSETC_VALUE_F32, SPARSETC_VALUE_F64}) {
+    SpmmFeatures f = regular(type, 512, 40, 150);
+    f.tensor_core_fill = 1.0;
+    EXPECT_NE(select_spmm(f).path, SpmmPath::TensorCores);
+  }
+}
+
+TEST(SpmmSelect, TiledDcsrFromTheSsfThreshold) {
+  // fp32 at N = 512 (rows of 140 keep rule 4 out: mean <= 128 there).
+  SpmmFeatures f = regular(SPARSETC_VALUE_F32, 512, 140, 170000);
+  f.ssf = 2000;
+  SpmmChoice c = select_spmm(f);
+  EXPECT_EQ(c.path, SpmmPath::TiledDcsr);
+  EXPECT_TRUE(says(c, "rule 2 (B-stationary): SSF 2000 >= 2000")) << c.reason;
+  f.ssf = 1999.5;
+  EXPECT_NE(select_spmm(f).path, SpmmPath::TiledDcsr);
+  // The tensor cores come first (half inputs); other N and half inputs never take the tiled kernel.
+  SpmmFeatures h = regular(SPARSETC_VALUE_F16, 512, 140, 170000);
+  h.ssf = 5000;
+  h.tensor_core_fill = 0.9;
+  EXPECT_EQ(select_spmm(h).path, SpmmPath::TensorCores);
+  for (int64_t n : {8, 32, 128, 512}) {
+    SpmmFeatures g = regular(SPARSETC_VALUE_F16, n, 140, 170000);
+    g.ssf = 1e9;
+    EXPECT_NE(select_spmm(g).path, SpmmPath::TiledDcsr) << "N " << n;
+  }
+  for (int64_t n : {8, 32, 128}) {
+    SpmmFeatures g = regular(SPARSETC_VALUE_F32, n, 140, 170000);
+    g.ssf = 1e9;
+    EXPECT_NE(select_spmm(g).path, SpmmPath::TiledDcsr) << "N " << n;
+  }
+}
+
+TEST(SpmmSelect, SkewedRowsGoToOurKernel) {
+  // f16, N = 32: the longest row from 500 (mean 100 keeps rule 4 out).
+  SpmmFeatures f = regular(SPARSETC_VALUE_F16, 32, 100, 500);
+  SpmmChoice c = select_spmm(f);
+  EXPECT_EQ(c.path, SpmmPath::Csr);
+  EXPECT_TRUE(says(c, "rule 3 (skewed rows): longest row 500 >= 500")) << c.reason;
+  f.row_length_max = 499;
+  c = select_spmm(f);
+  EXPECT_EQ(c.path, SpmmPath::Cusparse);
+  EXPECT_EQ(c.cusparse_algorithm, CusparseCsrAlgorithm::Alg3);
+  // f32, N = 8: from 100.
+  f = regular(SPARSETC_VALUE_F32, 8, 50, 100);
+  EXPECT_EQ(select_spmm(f).path, SpmmPath::Csr);
+  f.row_length_max = 99;
+  EXPECT_EQ(select_spmm(f).path, SpmmPath::Cusparse);
+}
+
+TEST(SpmmSelect, ShortRowsGoToOurKernel) {
+  SpmmFeatures f = regular(SPARSETC_VALUE_F32, 8, 8, 20);
+  SpmmChoice c = select_spmm(f);
+  EXPECT_EQ(c.path, SpmmPath::Csr);
+  EXPECT_TRUE(says(c, "rule 4 (row length): mean row 8 <= 8")) << c.reason;
+  f.row_length_mean = 8.01;
+  c = select_spmm(f);
+  EXPECT_EQ(c.path, SpmmPath::Cusparse);
+  EXPECT_TRUE(says(c, "rule 5 (cuSPARSE CSR_ALG3)")) << c.reason;
+  // f32 at wide B: every mean row up to 256 (N = 128) and 128 (N = 512).
+  f = regular(SPARSETC_VALUE_F32, 128, 256, 300);
+  EXPECT_EQ(select_spmm(f).path, SpmmPath::Csr);
+  f.row_length_mean = 257;
+  EXPECT_EQ(select_spmm(f).path, SpmmPath::Cusparse);
+  f = regular(SPARSETC_VALUE_F32, 512, 128, 300);
+  EXPECT_EQ(select_spmm(f).path, SpmmPath::Csr);
+  f.row_length_mean = 129;
+  EXPECT_EQ(select_spmm(f).path, SpmmPath::Cusparse);
+  // f16: up to 16 / 8 / 4 / 32 entries at N = 8 / 32 / 128 / 512.
+  f = regular(SPARSETC_VALUE_F16, 512, 32, 40);
+  EXPECT_EQ(select_spmm(f).path, SpmmPath::Csr);
+  f.row_length_mean = 33;
+  EXPECT_EQ(select_spmm(f).path, SpmmPath::Cusparse);
+  f = regular(SPARSETC_VALUE_F16, 128, 4, 6);
+  EXPECT_EQ(select_spmm(f).path, SpmmPath::Csr);
+  f.row_length_mean = 4.5;
+  EXPECT_EQ(select_spmm(f).path, SpmmPath::Cusparse);
+}
+
+TEST(SpmmSelect, NBucketEdges) {
+  // f32 with rows of 6: kernel in bucket 8 (mean <= 8), cuSPARSE in bucket 32 (mean <= 4).
+  EXPECT_EQ(select_spmm(regular(SPARSETC_VALUE_F32, 16, 6, 10)).path, SpmmPath::Csr);
+  SpmmChoice c = select_spmm(regular(SPARSETC_VALUE_F32, 17, 6, 10));
+  EXPECT_EQ(c.path, SpmmPath::Cusparse);
+  EXPECT_TRUE(says(c, "N 17 (bucket 32)")) << c.reason;
+  EXPECT_EQ(select_spmm(regular(SPARSETC_VALUE_F32, 1, 6, 10)).path, SpmmPath::Csr);
+}
+
+TEST(SpmmSelect, DcsrWhenManyRowsAreEmpty) {
+  SpmmFeatures f = regular(SPARSETC_VALUE_F32, 8, 4, 20, 100);
+  f.nonempty_rows = 75;
+  SpmmChoice c = select_spmm(f);
+  EXPECT_EQ(c.path, SpmmPath::Dcsr);
+  EXPECT_TRUE(says(c, "DCSR: 0.25 of the rows empty")) << c.reason;
+  f.nonempty_rows = 76;
+  EXPECT_EQ(select_spmm(f).path, SpmmPath::Csr);
+  f.nonempty_rows = -1;  // unknown
+  EXPECT_EQ(select_spmm(f).path, SpmmPath::Csr);
+}
+
+TEST(SpmmSelect, CusparseAlgorithmBySkewAndN) {
+  // f16 below N = 512: ALG3 unless the longest row reaches 500 (ALG3 collapses on skewed rows).
+  SpmmFeatures f = regular(SPARSETC_VALUE_F16, 128, 10, 499);
+  EXPECT_EQ(select_spmm(f).cusparse_algorithm, CusparseCsrAlgorithm::Alg3);
+  f.row_length_max = 500;
+  SpmmChoice c = select_spmm(f);
+  EXPECT_EQ(c.path, SpmmPath::Cusparse);
+  EXPECT_EQ(c.cusparse_algorithm, CusparseCsrAlgorithm::Alg2);
+  EXPECT_TRUE(says(c, "ALG3 collapses on skewed rows")) << c.reason;
+  // f32: from 1000; beyond N = 64 ALG2 whatever the rows.
+  f = regular(SPARSETC_VALUE_F32, 32, 50, 999);
+  EXPECT_EQ(select_cusparse_algorithm(f), CusparseCsrAlgorithm::Alg3);
+  f.row_length_max = 1000;
+  EXPECT_EQ(select_cusparse_algorithm(f), CusparseCsrAlgorithm::Alg2);
+  f = regular(SPARSETC_VALUE_F32, 65, 300, 310);
+  c = select_spmm(f);
+  EXPECT_EQ(c.path, SpmmPath::Cusparse);
+  EXPECT_EQ(c.cusparse_algorithm, CusparseCsrAlgorithm::Alg2);
+}
+
+TEST(SpmmSelect, UnknownRowStatisticsGoToCusparseByN) {
+  SpmmFeatures f;
+  f.n = 32;
+  f.value_type = SPARSETC_VALUE_F32;
+  SpmmChoice c = select_spmm(f);
+  EXPECT_EQ(c.path, SpmmPath::Cusparse);
+  EXPECT_EQ(c.cusparse_algorithm, CusparseCsrAlgorithm::Alg3);
+  EXPECT_TRUE(says(c, "no row statistics")) << c.reason;
+  f.n = 4096;
+  EXPECT_EQ(select_spmm(f).cusparse_algorithm, CusparseCsrAlgorithm::Alg2);
+  EXPECT_NE(select_spmm(f).path, SpmmPath::VbrCublas);  // the VBR slot stays closed until measured
+}
+
+TEST(SpmmSelect, EveryReasonNamesItsPathRule) {
+  for (sparsetc_value_type_t type : {SPARSETC_VALUE_F32, SPARSETC_VALUE_F16}) {
+    for (int64_t n : {8, 32, 128, 512}) {
+      for (double mean : {2.0, 10.0, 300.0}) {
+        const SpmmChoice c = select_spmm(regular(type, n, mean, int64_t(mean * 3)));
+        EXPECT_EQ(c.reason.rfind("rule ", 0), 0u) << c.reason;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace sparsetc::detail
