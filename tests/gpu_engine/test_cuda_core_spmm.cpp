@@ -310,6 +310,93 @@ TEST(CudaCoreSpmm, ShortRowModes) {
       }
 }
 
+// f32, f16 and bf16 through row_spmm with each instantiation of the C-stationary kernel (4 and 8
+// columns per lane): streams and groups, row- and column-major B, odd leading dimensions and
+// offsets (the vector paths off), half and f32 C, rows from empty to 2000 entries (streams, warps,
+// CTA chunks), N not a multiple of 4 or 8 and over one tile.
+TEST(CudaCoreSpmm, LaneColumnSchedules) {
+  SKIP_WITHOUT_DEVICE();
+  GpuHandle g;
+  const uint64_t seed = sparsetc_test::fresh_seed();
+  const sd::CsrMatrix<double> a = matrix_with_rows(2003, mixed_lengths(600, 2003, seed), seed + 1);
+  const std::vector<int32_t> cols(a.col_idx.begin(), a.col_idx.end());
+  sd::DeviceBuffer row_ptr(a.row_ptr.size() * 8, g.gpu()), col_idx(std::max<size_t>(cols.size(), 1) * 4, g.gpu());
+  sd::copy_host_to_device(row_ptr.data(), a.row_ptr.data(), a.row_ptr.size() * 8, g.stream);
+  sd::copy_host_to_device(col_idx.data(), cols.data(), cols.size() * 4, g.stream);
+  std::vector<sd::RowScheduleOptions> modes(3);
+  modes[0].short_rows = 1;  // streams of 3 rows
+  modes[0].rows_per_stream = 3;
+  modes[1].short_rows = 0;  // groups of 8 k-slices (as many as fit)
+  modes[1].lanes_k_log = 3;
+  struct Layout {
+    sparsetc_order_t b_order;
+    int64_t pad, offset;
+  };
+  const Layout layouts[] = {{SPARSETC_ORDER_ROW, 0, 0}, {SPARSETC_ORDER_ROW, 3, 1}, {SPARSETC_ORDER_COL, 1, 0}};
+  std::mt19937_64 rng(seed + 2);
+  int cases = 0;
+  for (const Precision& p : {kF32, kF16F32, kF16, kBf16F32, kBf16}) {
+    const size_t bytes = element_bytes(p.b);
+    std::vector<unsigned char> vals(std::max<size_t>(a.values.size(), 1) * bytes);
+    for (size_t e = 0; e < a.values.size(); ++e) store_value(p.b, rounded_a(p, a.values[e]), vals.data() + e * bytes);
+    sd::DeviceBuffer values(vals.size(), g.gpu());
+    sd::copy_host_to_device(values.data(), vals.data(), vals.size(), g.stream);
+    const sd::CorePrecision precision = p.b == SPARSETC_VALUE_F32   ? sd::CorePrecision::f32
+                                        : p.b == SPARSETC_VALUE_F16 ? sd::CorePrecision::f16
+                                                                    : sd::CorePrecision::bf16;
+    const sd::CoreRows rows{a.rows, a.cols, a.rows, a.nnz(), nullptr, row_ptr.as<const int64_t>(),
+                            col_idx.as<const int32_t>(), values.data()};
+    for (int columns : {4, 8})
+      for (sd::RowScheduleOptions mode : modes)
+        for (int64_t n : {5, 33, 130, 260}) {
+          const Layout& l = layouts[cases % 3];
+          Case c;
+          c.precision = p;
+          c.n = n;
+          c.b_order = l.b_order;
+          c.pad = l.pad;
+          c.offset = l.offset;
+          c.alpha = cases % 2 ? 1.25 : -0.5;
+          c.beta = cases % 3 == 1 ? 0.5 : 0.0;
+          ++cases;
+          Dense B(a.cols, n, c.b_order, p.b, c.pad, c.offset), C(a.rows, n, SPARSETC_ORDER_ROW, p.c, c.pad, c.offset);
+          std::vector<double> c0(size_t(a.rows * n), 0.0);
+          for (int64_t r = 0; r < B.rows; ++r)
+            for (int64_t col = 0; col < n; ++col) B.set(r, col, random_entry(rng));
+          for (int64_t r = 0; r < C.rows; ++r)
+            for (int64_t col = 0; col < n; ++col)
+              c0[size_t(r * n + col)] = C.set(r, col, c.beta != 0 ? random_entry(rng) : std::nan(""));
+          B.to_device(g);
+          C.to_device(g);
+          mode.lane_columns = columns;
+          sd::RowSchedule schedule = sd::make_row_schedule(rows, precision, n, nullptr, g.gpu(), mode);
+          EXPECT_EQ(schedule.tiling.vec, columns);
+          sd::DeviceBuffer workspace(std::max<size_t>(schedule.workspace_bytes, 16), g.gpu());
+          sd::CoreDenseArgs args;
+          args.n = n;
+          args.B = B.desc().values;
+          args.b_order = c.b_order;
+          args.ldb = B.ld;
+          args.C = C.desc().values;
+          args.c_type = p.c;
+          args.ldc = C.ld;
+          args.alpha = c.alpha;
+          args.beta = c.beta;
+          sd::row_spmm(rows, precision, schedule, args, workspace.data(), g.stream);
+          C.to_host(g);
+          EXPECT_TRUE(check(a, c, B, C, c0)) << columns << " columns per lane, short rows " << mode.short_rows
+                                             << ", seed " << seed;
+        }
+  }
+  // The default choice, and requests no kernel has.
+  EXPECT_EQ(sd::row_lane_columns(sd::CorePrecision::f32, 64), 4);
+  EXPECT_EQ(sd::row_lane_columns(sd::CorePrecision::f16, 8), 4);
+  EXPECT_EQ(sd::row_lane_columns(sd::CorePrecision::bf16, 32), 8);
+  EXPECT_EQ(sd::row_lane_columns(sd::CorePrecision::f64, 32), 2);
+  EXPECT_THROW(sd::row_lane_columns(sd::CorePrecision::bf16, 64, 2), sd::Error);
+  EXPECT_THROW(sd::row_lane_columns(sd::CorePrecision::f64, 64, 4), sd::Error);
+}
+
 TEST(CudaCoreSpmm, RowsLongerThan10k) {
   SKIP_WITHOUT_DEVICE();
   GpuHandle g;
@@ -397,8 +484,12 @@ TEST(CudaCoreSpmm, CscWindowsCutByEntriesAndRows) {
         EXPECT_GT(w.entries, 0);
         EXPECT_LE(w.entries, capacity);
         EXPECT_LE(w.row_end - w.row_begin, sd::kCscWindowRows);
-        if (i > 0 && windows[i - 1].strip == w.strip) EXPECT_LE(windows[i - 1].row_end, w.row_begin);
-        if (i > 0) EXPECT_LE(windows[i - 1].strip, w.strip);
+        if (i > 0 && windows[i - 1].strip == w.strip) {
+          EXPECT_LE(windows[i - 1].row_end, w.row_begin);
+        }
+        if (i > 0) {
+          EXPECT_LE(windows[i - 1].strip, w.strip);
+        }
         last_strip_windows += w.strip == windows.back().strip;
         entries += w.entries;
       }

@@ -8,6 +8,13 @@
 // CSR with ALG_DEFAULT, CSR_ALG2 and CSR_ALG3 (after SpMM_preprocess), int32 indices, buffers
 // allocated beforehand. Each line ends with best cuSPARSE / ours; the geometric means close the run.
 // Our CSR result is compared with cuSPARSE's (relative Frobenius difference).
+//
+// CudaCoreSpmmBench.RealMatricesByPrecision times the C-stationary kernel on Matrix Market files
+// (SPARSETC_BENCH_MTX, comma separated paths; values replaced by random ones, which f16 can hold)
+// in f32, f16 and bf16 (SPARSETC_BENCH_TYPES) against cuSPARSE's CSR algorithms on the same input
+// type (A and B in that type, C in f32, fp32 compute): median of SPARSETC_BENCH_RUNS (20) runs,
+// each event-timed after L2 is evicted (a 256 MB memset), as the benchmark harness does. Beside
+// the default schedule it times 4 and 8 columns per lane.
 #include <cuda_runtime_api.h>
 #include <cusparse.h>
 #include <gtest/gtest.h>
@@ -19,6 +26,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <map>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -26,7 +35,9 @@
 #include "engine/spmm_plan.hpp"
 #include "gen/generators.hpp"
 #include "gpu/convert/gpu_convert.hpp"
+#include "formats/convert.hpp"
 #include "gpu/spmm/cuda_core/cuda_core_spmm.hpp"
+#include "io/matrix_market.hpp"
 #include "test_cuda_core_spmm_support.hpp"
 
 namespace {
@@ -207,6 +218,191 @@ TEST(CudaCoreSpmmBench, VersusCusparse) {
   };
   std::printf("geomean speedup over the best cuSPARSE fp32 variant: best of ours %.3fx, CSR kernel %.3fx (%zu cases)\n",
               geomean(ratio_best), geomean(ratio_csr), ratio_best.size());
+}
+
+// Median of `runs` event-timed calls of f, each after L2 is evicted by a memset of `flush`.
+double median_cold_ms(cudaStream_t stream, sd::DeviceBuffer& flush, int runs, const std::function<void()>& f) {
+  f();  // warm-up: module load, first-touch
+  cudaEvent_t start, stop;
+  EXPECT_EQ(cudaEventCreate(&start), cudaSuccess);
+  EXPECT_EQ(cudaEventCreate(&stop), cudaSuccess);
+  std::vector<double> times;
+  for (int r = 0; r < runs; ++r) {
+    EXPECT_EQ(cudaMemsetAsync(flush.data(), r & 0xFF, flush.size(), stream), cudaSuccess);
+    cudaEventRecord(start, stream);
+    f();
+    cudaEventRecord(stop, stream);
+    EXPECT_EQ(cudaEventSynchronize(stop), cudaSuccess);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start, stop);
+    times.push_back(ms);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+struct BenchType {
+  const char* name;
+  sd::CorePrecision precision;
+  sparsetc_value_type_t value_type;
+  cudaDataType cuda_type;
+};
+
+TEST(CudaCoreSpmmBench, RealMatricesByPrecision) {
+  SKIP_WITHOUT_DEVICE();
+  if (!std::getenv("SPARSETC_BENCH")) GTEST_SKIP() << "set SPARSETC_BENCH=1 to time the kernels";
+  const auto files = sparsetc_test::env_list("SPARSETC_BENCH_MTX", {});
+  if (files.empty()) GTEST_SKIP() << "set SPARSETC_BENCH_MTX to Matrix Market files";
+  std::vector<int64_t> ns;
+  for (const std::string& s : sparsetc_test::env_list("SPARSETC_BENCH_NS", {"8", "32", "128", "512"}))
+    ns.push_back(std::stoll(s));
+  const auto type_names = sparsetc_test::env_list("SPARSETC_BENCH_TYPES", {"f32", "f16", "bf16"});
+  const int runs = std::getenv("SPARSETC_BENCH_RUNS") ? std::atoi(std::getenv("SPARSETC_BENCH_RUNS")) : 20;
+  const BenchType all_types[3] = {{"f32", sd::CorePrecision::f32, SPARSETC_VALUE_F32, CUDA_R_32F},
+                                  {"f16", sd::CorePrecision::f16, SPARSETC_VALUE_F16, CUDA_R_16F},
+                                  {"bf16", sd::CorePrecision::bf16, SPARSETC_VALUE_BF16, CUDA_R_16BF}};
+  // Our variants: the default schedule, then 4 and 8 columns per lane.
+  const int lane_columns[3] = {0, 4, 8};
+  const cusparseSpMMAlg_t cus_algs[4] = {CUSPARSE_SPMM_ALG_DEFAULT, CUSPARSE_SPMM_CSR_ALG1, CUSPARSE_SPMM_CSR_ALG2,
+                                         CUSPARSE_SPMM_CSR_ALG3};
+  cudaDeviceProp prop{};
+  int device = 0;
+  cudaGetDevice(&device);
+  cudaGetDeviceProperties(&prop, device);
+  std::printf("device: %s (%d SMs); median of %d cold runs (L2 evicted), ms\n", prop.name, prop.multiProcessorCount,
+              runs);
+  std::printf("%-14s %4s %4s | %8s %8s %8s | %8s %8s %8s %8s | %6s %6s | %8s\n", "matrix", "type", "N", "auto", "c4",
+              "c8", "cus-def", "cus-alg1", "cus-alg2", "cus-alg3", "auto", "best", "rel.diff");
+
+  GpuHandle g;
+  cusparseHandle_t cus;
+  CUSPARSE_OK(cusparseCreate(&cus));
+  CUSPARSE_OK(cusparseSetStream(cus, g.stream));
+  sd::DeviceBuffer flush(size_t(256) << 20, g.gpu());
+  std::map<std::string, std::vector<double>> ratios;  // "type N" -> best cuSPARSE / our auto
+  for (const std::string& file : files) {
+    sd::CsrMatrix<double> a = sd::coo_to_csr(sd::read_matrix_market(file), SPARSETC_DUPLICATES_SUM);
+    {
+      std::mt19937_64 rng(7);
+      for (double& v : a.values) v = random_entry(rng);
+    }
+    std::string name = file.substr(file.find_last_of('/') + 1);
+    name = name.substr(0, name.find('.'));
+    const int64_t nnz = a.nnz();
+    std::vector<int32_t> rp32(a.row_ptr.begin(), a.row_ptr.end()), ci(a.col_idx.begin(), a.col_idx.end());
+    sd::DeviceBuffer d_rp64(a.row_ptr.size() * 8, g.gpu()), d_rp32(rp32.size() * 4, g.gpu()),
+        d_ci(std::max<size_t>(ci.size(), 1) * 4, g.gpu());
+    sd::copy_host_to_device(d_rp64.data(), a.row_ptr.data(), a.row_ptr.size() * 8, g.stream);
+    sd::copy_host_to_device(d_rp32.data(), rp32.data(), rp32.size() * 4, g.stream);
+    sd::copy_host_to_device(d_ci.data(), ci.data(), ci.size() * 4, g.stream);
+    for (const BenchType& type : all_types) {
+      if (std::find(type_names.begin(), type_names.end(), std::string(type.name)) == type_names.end()) continue;
+      const size_t bytes = element_bytes(type.value_type);
+      std::vector<unsigned char> vals(std::max<int64_t>(nnz, 1) * bytes);
+      for (int64_t e = 0; e < nnz; ++e) store_value(type.value_type, a.values[size_t(e)], vals.data() + e * bytes);
+      sd::DeviceBuffer d_val(vals.size(), g.gpu());
+      sd::copy_host_to_device(d_val.data(), vals.data(), vals.size(), g.stream);
+      const sd::CoreRows rows{a.rows, a.cols, a.rows, nnz, nullptr, d_rp64.as<const int64_t>(),
+                              d_ci.as<const int32_t>(), d_val.data()};
+      cusparseSpMatDescr_t mat;
+      CUSPARSE_OK(cusparseCreateCsr(&mat, a.rows, a.cols, nnz, d_rp32.data(), d_ci.data(), d_val.data(),
+                                    CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, type.cuda_type));
+      for (int64_t n : ns) {
+        Dense B(a.cols, n, SPARSETC_ORDER_ROW, type.value_type, 0, 0);
+        Dense C(a.rows, n, SPARSETC_ORDER_ROW, SPARSETC_VALUE_F32, 0, 0);
+        for (int64_t r = 0; r < a.cols; ++r)
+          for (int64_t c = 0; c < n; ++c)
+            B.set(r, c, double((uint32_t(uint64_t(r * n + c + 1) * 2654435761ull) >> 8) & 0xffff) / 32768.0 - 1.0);
+        B.to_device(g);
+        C.to_device(g);
+        sd::CoreDenseArgs args;
+        args.n = n;
+        args.B = B.desc().values;
+        args.ldb = n;
+        args.C = C.desc().values;
+        args.ldc = n;
+        const size_t c_bytes = size_t(a.rows * n) * 4;
+        std::vector<float> got(size_t(a.rows * n)), want(size_t(a.rows * n));
+
+        // cuSPARSE first: its ALG2 result is the reference of ours.
+        cusparseDnMatDescr_t db, dc;
+        CUSPARSE_OK(
+            cusparseCreateDnMat(&db, a.cols, n, n, const_cast<void*>(args.B), type.cuda_type, CUSPARSE_ORDER_ROW));
+        CUSPARSE_OK(cusparseCreateDnMat(&dc, a.rows, n, n, args.C, CUDA_R_32F, CUSPARSE_ORDER_ROW));
+        const float one = 1.0f, zero = 0.0f;
+        double theirs[4];
+        for (int i = 0; i < 4; ++i) {
+          theirs[i] = NAN;
+          size_t buffer_bytes = 0;
+          const auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
+          if (cusparseSpMM_bufferSize(cus, op, op, &one, mat, db, &zero, dc, CUDA_R_32F, cus_algs[i], &buffer_bytes) !=
+              CUSPARSE_STATUS_SUCCESS)
+            continue;
+          sd::DeviceBuffer buf(std::max<size_t>(buffer_bytes, 16), g.gpu());
+          if (cus_algs[i] == CUSPARSE_SPMM_CSR_ALG3 &&
+              cusparseSpMM_preprocess(cus, op, op, &one, mat, db, &zero, dc, CUDA_R_32F, cus_algs[i], buf.data()) !=
+                  CUSPARSE_STATUS_SUCCESS)
+            continue;
+          bool ok = true;
+          const double t = median_cold_ms(g.stream, flush, runs, [&] {
+            ok = ok && cusparseSpMM(cus, op, op, &one, mat, db, &zero, dc, CUDA_R_32F, cus_algs[i], buf.data()) ==
+                           CUSPARSE_STATUS_SUCCESS;
+          });
+          if (ok) theirs[i] = t;
+          if (cus_algs[i] == CUSPARSE_SPMM_CSR_ALG2 && ok)
+            sd::copy_device_to_host(want.data(), args.C, c_bytes, g.stream);
+        }
+        cusparseDestroyDnMat(db);
+        cusparseDestroyDnMat(dc);
+
+        double ours[3] = {NAN, NAN, NAN}, worst_rel = 0;
+        for (int v = 0; v < 3; ++v) {
+          sd::RowScheduleOptions options;
+          options.lane_columns = lane_columns[v];
+          sd::RowSchedule schedule = sd::make_row_schedule(rows, type.precision, n, nullptr, g.gpu(), options);
+          sd::DeviceBuffer ws(std::max<size_t>(schedule.workspace_bytes, 16), g.gpu());
+          EXPECT_EQ(cudaMemsetAsync(args.C, 0xFF, c_bytes, g.stream), cudaSuccess);  // NaN
+          ours[v] = median_cold_ms(g.stream, flush, runs, [&] {
+            sd::row_spmm(rows, type.precision, schedule, args, ws.data(), g.stream);
+          });
+          sd::copy_device_to_host(got.data(), args.C, c_bytes, g.stream);
+          double num = 0, den = 0;
+          for (size_t i = 0; i < got.size(); ++i) {
+            const double d = double(got[i]) - double(want[i]);
+            num += std::isfinite(d) ? d * d : INFINITY;
+            den += double(want[i]) * want[i];
+          }
+          const double rel = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+          worst_rel = std::max(worst_rel, rel);
+          EXPECT_LT(rel, 1e-5) << name << " " << type.name << " N " << n << " columns " << lane_columns[v]
+                               << ": our result differs from cuSPARSE CSR_ALG2's";
+        }
+        double best_theirs = INFINITY, best_ours = INFINITY;
+        for (double t : theirs)
+          if (std::isfinite(t)) best_theirs = std::min(best_theirs, t);
+        for (double t : ours)
+          if (std::isfinite(t)) best_ours = std::min(best_ours, t);
+        ratios[std::string(type.name) + " N=" + std::to_string(n)].push_back(best_theirs / ours[0]);
+        std::printf("%-14s %4s %4lld | %8.4f %8.4f %8.4f | %8.4f %8.4f %8.4f %8.4f | %5.2fx %5.2fx | %8.1e\n",
+                    name.c_str(), type.name, (long long)n, ours[0], ours[1], ours[2], theirs[0], theirs[1], theirs[2],
+                    theirs[3], best_theirs / ours[0], best_theirs / best_ours, worst_rel);
+        std::fflush(stdout);
+      }
+      cusparseDestroySpMat(mat);
+    }
+  }
+  cusparseDestroy(cus);
+  for (const auto& [key, v] : ratios) {
+    double s = 0, lo = INFINITY;
+    for (double x : v) {
+      s += std::log(x);
+      lo = std::min(lo, x);
+    }
+    std::printf("%-10s best cuSPARSE / ours (auto): geomean %.3fx, min %.3fx over %zu matrices\n", key.c_str(),
+                std::exp(s / double(v.size())), lo, v.size());
+  }
 }
 
 }  // namespace

@@ -43,15 +43,16 @@ sparsetc_value_type_t core_value_type(CorePrecision precision);
 // C types a precision writes: f32 -> f32; f64 -> f64; f16 -> f32 or f16; bf16 -> f32 or bf16.
 bool core_supports_output(CorePrecision precision, sparsetc_value_type_t c_type);
 
-// How C's columns are cut: each lane owns `vec` consecutive columns (16 bytes of B), 2^lanes_n_log
-// lanes cover a tile of tile_width columns, tiles tiles cover N.
+// How C's columns are cut: each lane owns `vec` consecutive columns (16 bytes of B unless asked
+// otherwise), 2^lanes_n_log lanes cover a tile of tile_width columns, tiles tiles cover N.
 struct CoreColumnTiling {
   int vec = 4;
   int lanes_n_log = 0;
   int64_t tile_width = 4;
   int64_t tiles = 0;
 };
-CoreColumnTiling core_column_tiling(CorePrecision precision, int64_t n);
+// vec = 0: 16 bytes of B per lane.
+CoreColumnTiling core_column_tiling(CorePrecision precision, int64_t n, int vec = 0);
 
 // Dense operands of one multiply (device memory). B holds values of the precision's storage type.
 struct CoreDenseArgs {
@@ -83,7 +84,13 @@ struct RowScheduleOptions {
   int short_rows = -1;          // -1: choose; 0: groups (lanes across one row's entries); 1: streams
   int lanes_k_log = -1;         // groups: log2 of the lanes across a row's entries (-1: choose)
   int64_t rows_per_stream = 0;  // streams: rows each stream owns (0: choose)
+  int lane_columns = 0;         // f32, f16, bf16: columns per lane, 4 or 8 (0: choose from N); f64: 2
 };
+
+// Columns per lane of the C-stationary kernel: `requested` (4 or 8; f64 only 2), or 0 to choose:
+// f64 2; f16/bf16 8 from N = 32 on (16-byte loads), f32 8 from N = 256 on (two 16-byte loads),
+// else 4 (narrow N: more lanes per row).
+int row_lane_columns(CorePrecision precision, int64_t n, int requested = 0);
 
 // The work decomposition for one A and one N, built once (a plan keeps it).
 struct RowSchedule {

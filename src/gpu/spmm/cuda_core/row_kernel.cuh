@@ -16,11 +16,14 @@
 //  4. DCSR only: the empty rows, where C = beta * C.
 // Column tiles are the inner order (the warps of a row's tiles run together), or the outer one when
 // B is too large for L2 (tile_major). In a group or warp, lane (k-slice ks, column lane ln) takes
-// entries ks, ks + lanes_k, ... of the row (kUnroll of them in flight, the next kUnroll loaded
-// meanwhile) and columns c0 .. c0 + vec of the tile; the k-slices are summed with shuffles in a
-// fixed order.
+// entries ks, ks + lanes_k, ... of the row (U of them in flight, the next U loaded meanwhile) and
+// columns c0 .. c0 + V of the tile; the k-slices are summed with shuffles in a fixed order.
+// B's elements stay packed as loaded (Packet) until the multiply: half-precision lanes hold their
+// loads in flight in half the registers, so f16/bf16 run 8 columns per lane (16-byte loads) at the
+// occupancy fp32 has with 8, and 4 columns (8-byte loads) at fp32's with 4.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "core/error.hpp"
@@ -73,19 +76,19 @@ __device__ __forceinline__ Acc madd(Acc a, Acc b, Acc c) {
   else return fma(a, b, c);
 }
 
-// A batch of kUnroll entries of A held by one lane: columns (-1 past the end) and values.
-template <typename Acc>
+// A batch of U entries of A held by one lane: columns (-1 past the end) and values.
+template <typename Acc, int U>
 struct Batch {
-  int32_t col[kUnroll];
-  Acc a[kUnroll];
+  int32_t col[U];
+  Acc a[U];
 };
 
-// Entries first, first + stride, ... (kUnroll of them) below end.
-template <typename Store, typename Acc>
-__device__ __forceinline__ void load_batch(Batch<Acc>& batch, const int32_t* col_idx, const Store* values,
+// Entries first, first + stride, ... (U of them) below end.
+template <typename Store, typename Acc, int U>
+__device__ __forceinline__ void load_batch(Batch<Acc, U>& batch, const int32_t* col_idx, const Store* values,
                                            int64_t first, int64_t end, int stride) {
 #pragma unroll
-  for (int u = 0; u < kUnroll; ++u) {
+  for (int u = 0; u < U; ++u) {
     const int64_t e = first + int64_t(u) * stride;
     const bool inside = e < end;
     batch.col[u] = inside ? __ldg(col_idx + e) : -1;
@@ -93,31 +96,28 @@ __device__ __forceinline__ void load_batch(Batch<Acc>& batch, const int32_t* col
   }
 }
 
-// acc += batch's values times their rows of B (columns c0 .. c0 + count): all B loads first.
-template <bool kVecB, int V, typename Store, typename Acc>
-__device__ __forceinline__ void multiply_batch(Acc (&acc)[V], const Batch<Acc>& batch, const Store* b_cols,
+// acc += batch's values times their rows of B (columns c0 .. c0 + count): all B loads first, kept
+// as loaded (Packet) and converted at the multiply.
+template <bool kVecB, int V, int U, typename Store, typename Acc>
+__device__ __forceinline__ void multiply_batch(Acc (&acc)[V], const Batch<Acc, U>& batch, const Store* b_cols,
                                                int64_t b_rs, int64_t b_cs, int count) {
   const bool vector = kVecB && count == V;
-  Acc b[kUnroll][V];
+  Packet<Store, V> b[U];
 #pragma unroll
-  for (int u = 0; u < kUnroll; ++u) {
+  for (int u = 0; u < U; ++u) {
     const Store* b_row = b_cols + int64_t(batch.col[u] >= 0 ? batch.col[u] : 0) * b_rs;
-    if (batch.col[u] >= 0 && vector) {
-      load_vectors<V>(b_row, b[u]);
-    } else {
-#pragma unroll
-      for (int i = 0; i < V; ++i) b[u][i] = batch.col[u] >= 0 && i < count ? load_one(b_row + i * b_cs) : Acc(0);
-    }
+    if (batch.col[u] >= 0 && vector) load_packet(b[u], b_row);
+    else load_packet_strided(b[u], b_row, b_cs, batch.col[u] >= 0 ? count : 0);
   }
 #pragma unroll
-  for (int u = 0; u < kUnroll; ++u)
+  for (int u = 0; u < U; ++u)
 #pragma unroll
-    for (int i = 0; i < V; ++i) acc[i] = madd(batch.a[u], b[u][i], acc[i]);
+    for (int i = 0; i < V; ++i) acc[i] = madd(batch.a[u], b[u].at(i), acc[i]);
 }
 
 // acc += A[row, entries first, first + stride, ... < end] * B[those columns, c0 .. c0 + count).
 // Software-pipelined: the next batch of A is loaded before this batch's rows of B.
-template <CorePrecision P, bool kVecB, int V>
+template <CorePrecision P, bool kVecB, int U, int V>
 __device__ __forceinline__ void accumulate_row(typename Precision<P>::Acc (&acc)[V],
                                                const RowParams<typename Precision<P>::Acc>& p, int64_t first,
                                                int64_t end, int stride, int64_t c0, int count) {
@@ -125,11 +125,11 @@ __device__ __forceinline__ void accumulate_row(typename Precision<P>::Acc (&acc)
   using Acc = typename Precision<P>::Acc;
   const Store* values = static_cast<const Store*>(p.values);
   const Store* b_cols = static_cast<const Store*>(p.B) + c0 * p.b_cs;
-  const int64_t step = int64_t(stride) * kUnroll;
-  Batch<Acc> batch;
+  const int64_t step = int64_t(stride) * U;
+  Batch<Acc, U> batch;
   load_batch(batch, p.col_idx, values, first, end, stride);
   for (int64_t j = first; j < end; j += step) {
-    Batch<Acc> next;
+    Batch<Acc, U> next;
     load_batch(next, p.col_idx, values, j + step, end, stride);
     multiply_batch<kVecB>(acc, batch, b_cols, p.b_rs, p.b_cs, count);
     batch = next;
@@ -137,12 +137,12 @@ __device__ __forceinline__ void accumulate_row(typename Precision<P>::Acc (&acc)
 }
 
 // Short rows as streams: a group of 2^lanes_n_log lanes (one per vector of the tile's columns) owns
-// units u, u + stride, ... below u_end and walks their entries kUnroll at a time, all lanes on the
+// units u, u + stride, ... below u_end and walks their entries U at a time, all lanes on the
 // same entries. The streams of a warp take neighbouring units (stride = streams per warp), so
 // their loads of A coalesce. The next step's A entries and the next unit's bounds (and row number)
 // are loaded before the current step's rows of B: about one memory latency per step is exposed.
 // Rows longer than row_limit are skipped (other warps own them); C is written as each row ends.
-template <CorePrecision P, bool kVecB, bool kDcsr, typename Out, int V>
+template <CorePrecision P, bool kVecB, bool kDcsr, int U, typename Out, int V>
 __device__ __forceinline__ void stream_rows(const RowParams<typename Precision<P>::Acc>& p, int64_t u,
                                             int64_t u_end, int64_t stride, int64_t c0, int count, Out* C) {
   using Store = typename Precision<P>::Store;
@@ -163,14 +163,14 @@ __device__ __forceinline__ void stream_rows(const RowParams<typename Precision<P
     next_re = __ldg(p.row_ptr + u + stride + 1);
     next_row = row_of(u + stride);
   }
-  Batch<Acc> batch;
+  Batch<Acc, U> batch;
   load_batch(batch, p.col_idx, values, e, re, 1);
   Acc acc[V];
 #pragma unroll
   for (int i = 0; i < V; ++i) acc[i] = Acc(0);
   while (true) {
-    const bool row_done = e + kUnroll >= re;
-    int64_t nu = u, ne = e + kUnroll, nre = re, nrow = row;
+    const bool row_done = e + U >= re;
+    int64_t nu = u, ne = e + U, nre = re, nrow = row;
     int64_t nnext_rs = next_rs, nnext_re = next_re, nnext_row = next_row;
     bool nown = own;
     if (row_done) {
@@ -186,7 +186,7 @@ __device__ __forceinline__ void stream_rows(const RowParams<typename Precision<P
         nnext_row = row_of(nu + stride);
       }
     }
-    Batch<Acc> next;
+    Batch<Acc, U> next;
     load_batch(next, p.col_idx, values, ne, nu < u_end ? nre : ne, 1);
     multiply_batch<kVecB>(acc, batch, b_cols, p.b_rs, p.b_cs, count);
     if (row_done) {
@@ -208,16 +208,17 @@ __device__ __forceinline__ void stream_rows(const RowParams<typename Precision<P
   }
 }
 
-// CTAs per SM the register budget must allow without spills: latency hiding needs warps (f64 and
-// the widened half-precision columns hold more registers per lane).
-template <CorePrecision P>
-constexpr int kRowMinCtas = P == CorePrecision::f32 ? 4 : P == CorePrecision::f64 ? 3 : 2;
+// CTAs per SM the register budget must allow without spills: latency hiding needs warps. Four
+// fp32 columns per lane (f32, or f16/bf16 whose packets keep two halves per register) fit 64
+// registers (4 CTAs); eight columns (their sums, and for f32 twice the packets) and f64 need 80
+// (3 CTAs; the DCSR and strided-B variants spill a few bytes there).
+template <CorePrecision P, int V>
+constexpr int kRowMinCtas = P == CorePrecision::f64 || V == 8 ? 3 : 4;
 
-template <CorePrecision P, typename Out, bool kVecB, bool kDcsr>
-__global__ void __launch_bounds__(kThreads, kRowMinCtas<P>) row_spmm_kernel(const RowParams<typename Precision<P>::Acc> p) {
-  using Store = typename Precision<P>::Store;
+// V: columns per lane (the schedule's tiling.vec; 2, 4 or 8). U: entries per lane and step.
+template <CorePrecision P, int V, int U, typename Out, bool kVecB, bool kDcsr>
+__global__ void __launch_bounds__(kThreads, kRowMinCtas<P, V>) row_spmm_kernel(const RowParams<typename Precision<P>::Acc> p) {
   using Acc = typename Precision<P>::Acc;
-  constexpr int V = kVecOf<Store>;
   __shared__ Acc warp_sums[kWarps][32 * V];
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -247,7 +248,7 @@ __global__ void __launch_bounds__(kThreads, kRowMinCtas<P>) row_spmm_kernel(cons
     const int active = int(min(int64_t(kWarps), max(int64_t(1), (ce - cb + p.warp_share - 1) / p.warp_share)));
     const int64_t wb = cb + (ce - cb) * warp / active, we = cb + (ce - cb) * (warp + 1) / active;
     const int ks = lane >> ln_log;
-    if (count > 0 && warp < active) accumulate_row<P, kVecB>(acc, p, wb + ks, we, 32 >> ln_log, c0, count);
+    if (count > 0 && warp < active) accumulate_row<P, kVecB, U>(acc, p, wb + ks, we, 32 >> ln_log, c0, count);
     reduce_slices(acc, ln_log, 5);
     if (ks == 0) {
 #pragma unroll
@@ -309,7 +310,7 @@ __global__ void __launch_bounds__(kThreads, kRowMinCtas<P>) row_spmm_kernel(cons
     const int64_t unit = __ldg(p.medium_unit + w);
     const int ks = lane >> ln_log;
     if (count > 0)
-      accumulate_row<P, kVecB>(acc, p, __ldg(p.row_ptr + unit) + ks, __ldg(p.row_ptr + unit + 1), 32 >> ln_log, c0,
+      accumulate_row<P, kVecB, U>(acc, p, __ldg(p.row_ptr + unit) + ks, __ldg(p.row_ptr + unit + 1), 32 >> ln_log, c0,
                                count);
     reduce_slices(acc, ln_log, 5);
     const int64_t row = kDcsr ? __ldg(p.row_idx + unit) : unit;
@@ -327,7 +328,7 @@ __global__ void __launch_bounds__(kThreads, kRowMinCtas<P>) row_spmm_kernel(cons
       const int64_t streams = int64_t(1) << (5 - ln_log);
       const int64_t base = w * streams * p.rows_per_stream;
       const int64_t first = base + (lane >> ln_log), end = min(base + streams * p.rows_per_stream, p.units);
-      if (first < end) stream_rows<P, kVecB, kDcsr, Out, V>(p, first, end, streams, c0, count, C);
+      if (first < end) stream_rows<P, kVecB, kDcsr, U, Out, V>(p, first, end, streams, c0, count, C);
       return;
     }
     // 3. Short rows, a group each.
@@ -339,7 +340,7 @@ __global__ void __launch_bounds__(kThreads, kRowMinCtas<P>) row_spmm_kernel(cons
       end = __ldg(p.row_ptr + unit + 1);
       active = end - begin <= p.row_limit;
     }
-    if (active && count > 0) accumulate_row<P, kVecB>(acc, p, begin + ks, end, 1 << p.lanes_k_log, c0, count);
+    if (active && count > 0) accumulate_row<P, kVecB, U>(acc, p, begin + ks, end, 1 << p.lanes_k_log, c0, count);
     reduce_slices(acc, ln_log, group_log);
     if (active && ks == 0 && count > 0) {
       const int64_t row = kDcsr ? __ldg(p.row_idx + unit) : unit;
@@ -359,17 +360,34 @@ __global__ void __launch_bounds__(kThreads, kRowMinCtas<P>) row_spmm_kernel(cons
 
 constexpr double kTileMajorBytes = 24.0 * 1024 * 1024;  // B larger than this: tiles in the outer order
 
-inline bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; }
+inline bool aligned_to(const void* p, int64_t bytes) { return (reinterpret_cast<uintptr_t>(p) % uint64_t(bytes)) == 0; }
+inline bool aligned16(const void* p) { return aligned_to(p, 16); }
 
-template <CorePrecision P, typename Out>
+template <CorePrecision P, int V, int U, typename Out>
 void launch_row_kernel(const RowParams<typename Precision<P>::Acc>& p, bool vector_b, int64_t ctas,
                        cudaStream_t stream) {
   const bool dcsr = p.row_idx != nullptr;
-  if (vector_b && dcsr) row_spmm_kernel<P, Out, true, true><<<unsigned(ctas), kThreads, 0, stream>>>(p);
-  else if (vector_b) row_spmm_kernel<P, Out, true, false><<<unsigned(ctas), kThreads, 0, stream>>>(p);
-  else if (dcsr) row_spmm_kernel<P, Out, false, true><<<unsigned(ctas), kThreads, 0, stream>>>(p);
-  else row_spmm_kernel<P, Out, false, false><<<unsigned(ctas), kThreads, 0, stream>>>(p);
+  if (vector_b && dcsr) row_spmm_kernel<P, V, U, Out, true, true><<<unsigned(ctas), kThreads, 0, stream>>>(p);
+  else if (vector_b) row_spmm_kernel<P, V, U, Out, true, false><<<unsigned(ctas), kThreads, 0, stream>>>(p);
+  else if (dcsr) row_spmm_kernel<P, V, U, Out, false, true><<<unsigned(ctas), kThreads, 0, stream>>>(p);
+  else row_spmm_kernel<P, V, U, Out, false, false><<<unsigned(ctas), kThreads, 0, stream>>>(p);
   SPARSETC_CUDA_CHECK_LAUNCH();
+}
+
+// The instantiations, by columns per lane: f64 2 (16 bytes of B); f32 4 or 8 (16 or 32 bytes);
+// f16/bf16 4 or 8 (8 or 16 bytes). kUnroll entries per step.
+template <CorePrecision P, typename Out>
+void launch_row_kernel(const RowParams<typename Precision<P>::Acc>& p, int vec, bool vector_b, int64_t ctas,
+                       cudaStream_t stream) {
+  if constexpr (P == CorePrecision::f64) {
+    require(vec == 2, SPARSETC_STATUS_INTERNAL_ERROR, "CUDA-core SpMM: no f64 kernel for ", vec, " columns per lane");
+    launch_row_kernel<P, 2, kUnroll, Out>(p, vector_b, ctas, stream);
+  } else {
+    require(vec == 4 || vec == 8, SPARSETC_STATUS_INTERNAL_ERROR, "CUDA-core SpMM: no kernel for ", vec,
+            " columns per lane");
+    if (vec == 4) launch_row_kernel<P, 4, kUnroll, Out>(p, vector_b, ctas, stream);
+    else launch_row_kernel<P, 8, kUnroll, Out>(p, vector_b, ctas, stream);
+  }
 }
 
 // Fills the parameters from the operands and the schedule, then launches (nothing for an empty C).
@@ -417,9 +435,13 @@ void run_row_spmm(const CoreRows& a, RowSchedule& s, const CoreDenseArgs& args, 
   p.c_cs = c_row ? 1 : args.ldc;
   p.alpha = Acc(args.alpha);
   p.beta = Acc(args.beta);
-  const bool vector_b = b_row && aligned16(args.B) && (args.ldb * int64_t(sizeof(Store))) % 16 == 0;
-  const size_t c_bytes = core_value_bytes(P) == 2 && args.c_type != SPARSETC_VALUE_F32 ? 2 : sizeof(Acc);
-  p.c_vec = c_row && aligned16(args.C) && (args.ldc * int64_t(c_bytes)) % 16 == 0;
+  // Vector loads of a lane's columns need B's rows aligned to the vector (16 bytes, or 8 for four
+  // half-precision columns); C's the same for its element type.
+  const int64_t b_vector = std::min<int64_t>(16, int64_t(t.vec) * int64_t(sizeof(Store)));
+  const bool vector_b = b_row && aligned_to(args.B, b_vector) && (args.ldb * int64_t(sizeof(Store))) % b_vector == 0;
+  const int64_t c_bytes = core_value_bytes(P) == 2 && args.c_type != SPARSETC_VALUE_F32 ? 2 : int64_t(sizeof(Acc));
+  const int64_t c_vector = std::min<int64_t>(16, int64_t(t.vec) * c_bytes);
+  p.c_vec = c_row && aligned_to(args.C, c_vector) && (args.ldc * c_bytes) % c_vector == 0;
   require(s.chunks == 0 || s.workspace_bytes == 0 || workspace != nullptr, SPARSETC_STATUS_INVALID_VALUE,
           "CUDA-core SpMM: the schedule needs ", s.workspace_bytes, " bytes of workspace");
   p.tile_warps = s.medium_rows + p.short_warps + fill_warps;
@@ -430,10 +452,10 @@ void run_row_spmm(const CoreRows& a, RowSchedule& s, const CoreDenseArgs& args, 
   const int64_t ctas = p.long_ctas + (warps + kWarps - 1) / kWarps;
   require(ctas <= 2147483647, SPARSETC_STATUS_SIZE_OVERFLOW, "CUDA-core SpMM: ", ctas, " CTAs exceed one launch");
   if (ctas == 0) return;
-  if constexpr (P == CorePrecision::f32) launch_row_kernel<P, float>(p, vector_b, ctas, stream);
-  else if constexpr (P == CorePrecision::f64) launch_row_kernel<P, double>(p, vector_b, ctas, stream);
-  else if (args.c_type == SPARSETC_VALUE_F32) launch_row_kernel<P, float>(p, vector_b, ctas, stream);
-  else launch_row_kernel<P, Store>(p, vector_b, ctas, stream);
+  if constexpr (P == CorePrecision::f32) launch_row_kernel<P, float>(p, t.vec, vector_b, ctas, stream);
+  else if constexpr (P == CorePrecision::f64) launch_row_kernel<P, double>(p, t.vec, vector_b, ctas, stream);
+  else if (args.c_type == SPARSETC_VALUE_F32) launch_row_kernel<P, float>(p, t.vec, vector_b, ctas, stream);
+  else launch_row_kernel<P, Store>(p, t.vec, vector_b, ctas, stream);
 }
 
 }  // namespace sparsetc::detail::cudacore
