@@ -21,6 +21,41 @@
 
 namespace sparsetc::detail::tc {
 
+// One warp's operands of one entry: the B fragments of its kNT column tiles and the A fragments of
+// its kRB block rows (only those present: `mine` bit rb).
+template <class T, int kRB, int kNT>
+struct WarpFragments {
+  typename T::AFrag a[kRB];
+  typename T::BFrag b[kNT];
+
+  template <int TN, bool kBColMajor, class Layout>
+  __device__ __forceinline__ void load(uint32_t base, int slot, int entry, int g0, uint32_t mine, uint32_t a_lane,
+                                       uint32_t b_lane) {
+    if (mine == 0) return;
+    T::template load_b<kNT, TN, kBColMajor>(b, Layout::slab(base, slot, entry) + b_lane);
+    const uint32_t a_blocks = Layout::a_block(base, slot, entry, g0);
+#pragma unroll
+    for (int rb = 0; rb < kRB; ++rb)
+      if ((mine >> rb) & 1u) T::load_a(a[rb], a_blocks + rb * kBlockBytes, a_lane);
+  }
+
+  __device__ __forceinline__ void multiply(typename T::AccTile (&acc)[kRB][kNT], uint32_t mine, bool all_live,
+                                           int nt_live) const {
+#pragma unroll
+    for (int rb = 0; rb < kRB; ++rb) {
+      if (((mine >> rb) & 1u) == 0) continue;
+      if (all_live) {
+#pragma unroll
+        for (int nt = 0; nt < kNT; ++nt) T::mma(acc[rb][nt], a[rb], b[nt]);
+      } else {
+#pragma unroll
+        for (int nt = 0; nt < kNT; ++nt)
+          if (nt < nt_live) T::mma(acc[rb][nt], a[rb], b[nt]);
+      }
+    }
+  }
+};
+
 template <class T, bool kBColMajor, class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinCtas) tc_spmm_kernel(const TcKernelParams p) {
   using Layout = StageLayout<T, kBColMajor, Cfg>;
@@ -70,28 +105,32 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinCtas) tc_spmm_kernel(c
     if (ahead + kS - 1 < stages) loader.load_descriptors(base, item, ahead + kS - 1, 1, tid);
     cp_async_commit();
 
+    // The warp's entries of this stage. Wide tiles (8 MMAs per block row and entry) are software-
+    // pipelined in registers: the fragments of entry jj + 1 are loaded (ldmatrix) before the MMAs of
+    // entry jj are issued, so the shared-memory latency hides behind tensor-core work (asm volatile keeps
+    // source order). Narrow tiles have too few MMAs per entry to hide anything and load as they go.
+    constexpr int kEntries = Cfg::kKS / Cfg::kWK;
     const uint32_t* masks = Layout::masks(smem, slot);
+    uint32_t mine[kEntries];
 #pragma unroll
-    for (int jj = 0; jj < Cfg::kKS / Cfg::kWK; ++jj) {
-      const int j = wk + jj * Cfg::kWK;
-      const uint32_t mine = (masks[j] >> (wm * kRB)) & ((1u << kRB) - 1u);
-      if (mine == 0) continue;
-      typename T::BFrag b[kNT];
-      T::template load_b<kNT, Cfg::kTN, kBColMajor>(b, Layout::slab(base, slot, j) + b_lane);
-      const uint32_t a_blocks = Layout::a_block(base, slot, j, wm * kRB);
+    for (int jj = 0; jj < kEntries; ++jj) mine[jj] = (masks[wk + jj * Cfg::kWK] >> (wm * kRB)) & ((1u << kRB) - 1u);
+    if constexpr (Cfg::kTN >= 64) {
+      WarpFragments<T, kRB, kNT> frag[2];
+      frag[0].template load<Cfg::kTN, kBColMajor, Layout>(base, slot, wk, wm * kRB, mine[0], a_lane, b_lane);
 #pragma unroll
-      for (int rb = 0; rb < kRB; ++rb) {
-        if (((mine >> rb) & 1u) == 0) continue;
-        typename T::AFrag a;
-        T::load_a(a, a_blocks + rb * kBlockBytes, a_lane);
-        if (all_live) {
+      for (int jj = 0; jj < kEntries; ++jj) {
+        if (jj + 1 < kEntries)
+          frag[(jj + 1) & 1].template load<Cfg::kTN, kBColMajor, Layout>(base, slot, wk + (jj + 1) * Cfg::kWK,
+                                                                          wm * kRB, mine[jj + 1], a_lane, b_lane);
+        frag[jj & 1].multiply(acc, mine[jj], all_live, nt_live);
+      }
+    } else {
 #pragma unroll
-          for (int nt = 0; nt < kNT; ++nt) T::mma(acc[rb][nt], a, b[nt]);
-        } else {
-#pragma unroll
-          for (int nt = 0; nt < kNT; ++nt)
-            if (nt < nt_live) T::mma(acc[rb][nt], a, b[nt]);
-        }
+      for (int jj = 0; jj < kEntries; ++jj) {
+        WarpFragments<T, kRB, kNT> frag;
+        frag.template load<Cfg::kTN, kBColMajor, Layout>(base, slot, wk + jj * Cfg::kWK, wm * kRB, mine[jj], a_lane,
+                                                         b_lane);
+        frag.multiply(acc, mine[jj], all_live, nt_live);
       }
     }
     slot = slot + 1 == kS ? 0 : slot + 1;

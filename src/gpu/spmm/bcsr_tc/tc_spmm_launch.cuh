@@ -19,6 +19,7 @@ namespace sparsetc::detail::tc {
 template <class T, bool kBColMajor, class Cfg>
 void launch_kernel(const TcKernelParams& p, int64_t work_items, cudaStream_t stream) {
   constexpr int smem = StageLayout<T, kBColMajor, Cfg>::kSmemBytes;
+  static_assert(smem <= 227 * 1024, "more shared memory than a CTA of sm_90 can have");
   auto* kernel = &tc_spmm_kernel<T, kBColMajor, Cfg>;
   if constexpr (smem > 48 * 1024) {  // opt in once per device (a bit per device id below 64)
     static std::atomic<uint64_t> configured{0};
@@ -37,19 +38,19 @@ void launch_kernel(const TcKernelParams& p, int64_t work_items, cudaStream_t str
   SPARSETC_CUDA_CHECK_LAUNCH();
 }
 
-template <class T, class Cfg>
+template <class T, class RowB, class ColB>
 void launch_config(const TcKernelParams& p, int64_t work_items, cudaStream_t stream) {
-  if (p.b_col_major) launch_kernel<T, true, Cfg>(p, work_items, stream);
-  else launch_kernel<T, false, Cfg>(p, work_items, stream);
+  if (p.b_col_major) launch_kernel<T, true, ColB>(p, work_items, stream);
+  else launch_kernel<T, false, RowB>(p, work_items, stream);
 }
 
-// The three configurations of a precision (Wide: the one for n > 32).
-template <class T, class Wide>
+// The configurations of a precision by N (Wide, WideColB: the ones for n > 32 and each order of B).
+template <class T, class Wide, class WideColB>
 void launch_for_n(const TcKernelParams& p, int64_t work_items, cudaStream_t stream) {
   switch (tc_config_for(p.n)) {
-    case TcConfigId::n8: launch_config<T, TcConfigN8>(p, work_items, stream); break;
-    case TcConfigId::n32: launch_config<T, TcConfigN32>(p, work_items, stream); break;
-    default: launch_config<T, Wide>(p, work_items, stream); break;
+    case TcConfigId::n8: launch_config<T, TcConfigN8, TcConfigN8>(p, work_items, stream); break;
+    case TcConfigId::n32: launch_config<T, TcConfigN32, TcConfigN32>(p, work_items, stream); break;
+    default: launch_config<T, Wide, WideColB>(p, work_items, stream); break;
   }
 }
 

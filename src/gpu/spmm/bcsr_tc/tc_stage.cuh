@@ -146,6 +146,10 @@ struct StageLoader {
     const uint32_t slab = Layout::slab(base, slot, entry) + b_dst;
     const int64_t k0 = int64_t(d.col_block) * T::kBlockW;
     const Value* b = static_cast<const Value*>(p.b);
+    // Row-major: rows of B left from this thread's first line, and its first chunk's offset (one 64-bit
+    // multiply per stage; the lines that follow are a fixed stride apart).
+    const int64_t rows_left = kBColMajor ? 0 : p.k - k0 - b_line0;
+    const int64_t row_offset = kBColMajor ? 0 : (k0 + b_line0) * p.ldb + b_src;
 #pragma unroll
     for (int it = 0; it < kBIters; ++it) {
       const int line = b_line0 + it * kLineStep;
@@ -157,9 +161,8 @@ struct StageLoader {
           valid = it * kLineStep < b_cols_left ? int(min(max(p.k - k, int64_t(0)), int64_t(kEPC))) : 0;
           offset = b_src + int64_t(it) * kLineStep * p.ldb + k0;
         } else {  // line: row k0 + line; chunk: columns b_src ..
-          const int64_t k = k0 + line;
-          valid = k < p.k ? b_fixed : 0;
-          offset = k * p.ldb + b_src;
+          valid = it * kLineStep < rows_left ? b_fixed : 0;
+          offset = row_offset + int64_t(it * kLineStep) * p.ldb;
         }
         const uint32_t dst = slab + it * kLineStep * kLineBytes;
         if (p.b_aligned) {
