@@ -318,6 +318,128 @@ TEST_F(BinnedSpgemm, DenseWindowRowsMatchReferenceAndNumericReuse) {
   EXPECT_TRUE(bitwise_equal(wide_reused, wide.c)) << "seed " << seed;
 }
 
+// Rows of u <= 32 sorted in registers (short_rows.cu, groups of 8, 16, 32 lanes) against the heap
+// (heap.cu): the same bits; rows of A longer than their u (meeting empty rows of B) included.
+template <typename V>
+void check_short_rows(BinnedSpgemm& t) {
+  const uint64_t seed = sparsetc_test::fresh_seed();
+  const CsrMatrix<double> a = rounded<V>(random_rows(2003, 1203, {0, 1, 2, 3, 4, 5, 7, 9, 40}, seed)),
+                          b = rounded<V>(random_rows(1203, 311, {0, 0, 0, 1, 2, 3, 5, 8}, seed + 1));
+  sd::BinnedSpgemmOptions in_registers;
+  in_registers.short_rows_in_registers = true;
+  const Result<V> registers = multiply<V>(a, b, t.context(), in_registers);
+  EXPECT_TRUE(matches_reference(registers.c, a, b)) << "seed " << seed;
+  int64_t short_rows = 0;
+  for (int k = 2; k <= sd::binned::kHeapMaxBound; ++k) short_rows += registers.stats.bin_rows[size_t(k)];
+  EXPECT_GT(short_rows, 1000) << "seed " << seed;
+  EXPECT_GT(registers.stats.bin_rows[20], 0) << "seed " << seed;  // a 32-lane group
+  sd::BinnedSpgemmOptions heap;
+  heap.short_rows_in_registers = false;
+  EXPECT_TRUE(bitwise_equal(multiply<V>(a, b, t.context(), heap).c, registers.c)) << "against the heap, seed " << seed;
+  EXPECT_TRUE(bitwise_equal(multiply<V>(a, b, t.context(), in_registers).c, registers.c)) << "repeat, seed " << seed;
+}
+TEST_F(BinnedSpgemm, ShortRowsInRegistersMatchHeapFloat) { check_short_rows<float>(*this); }
+TEST_F(BinnedSpgemm, ShortRowsInRegistersMatchHeapDouble) { check_short_rows<double>(*this); }
+
+// ---- the shared-memory accumulators of the ESC bins (accumulators.cu)
+
+// Rows whose columns stay within half_width of the diagonal (scaled to cols): FEM-like operands
+// whose products span a narrow window. Lengths from `lengths` (clipped to the band), distinct
+// columns, values +-[0.5, 1.5] with explicit zeros.
+CsrMatrix<double> banded_rows(int64_t rows, int64_t cols, int64_t half_width, const std::vector<int64_t>& lengths,
+                              uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0.5, 1.5), unit(0, 1);
+  CsrMatrix<double> m;
+  m.rows = rows;
+  m.cols = cols;
+  m.row_ptr.assign(size_t(rows + 1), 0);
+  for (int64_t i = 0; i < rows; ++i) {
+    const int64_t centre = i * cols / rows, lo = std::max<int64_t>(0, centre - half_width),
+                  hi = std::min<int64_t>(cols, centre + half_width + 1);
+    std::vector<int64_t> pool(static_cast<size_t>(hi - lo));
+    std::iota(pool.begin(), pool.end(), lo);
+    std::shuffle(pool.begin(), pool.end(), rng);
+    pool.resize(size_t(std::min<int64_t>(lengths[size_t(rng() % lengths.size())], hi - lo)));
+    std::sort(pool.begin(), pool.end());
+    for (int64_t c : pool) {
+      m.col_idx.push_back(c);
+      m.values.push_back(unit(rng) < 0.05 ? 0.0 : (rng() & 1 ? 1 : -1) * u(rng));
+    }
+    m.row_ptr[size_t(i + 1)] = m.nnz();
+  }
+  return m;
+}
+
+// Columns c -> c * stride + c % 3: the same number of distinct columns spread over a wide span.
+CsrMatrix<double> spread_columns(CsrMatrix<double> m, int64_t stride) {
+  for (int64_t& c : m.col_idx) c = c * stride + c % 3;
+  m.cols = m.cols * stride;
+  return m;
+}
+
+// path: 0 dense window, 1 hash table, 2 ESC sort (bins.hpp). Against the reference, run to run, the
+// ESC sort (accumulators off) and numeric-only reuse, bit for bit.
+template <typename V>
+void check_accumulators(BinnedSpgemm& t, const CsrMatrix<double>& a0, const CsrMatrix<double>& b0, int path,
+                        uint64_t seed) {
+  const CsrMatrix<double> a = rounded<V>(a0), b = rounded<V>(b0);
+  const sd::GpuContext ctx = t.context();
+  sd::BinnedSpgemmOptions counted;
+  counted.time_stages = true;  // also counts the rows of each path
+  const Result<V> run = multiply<V>(a, b, ctx, counted);
+  EXPECT_TRUE(matches_reference(run.c, a, b)) << "seed " << seed;
+  EXPECT_GT(run.stats.esc_paths[size_t(path)], 0) << "path " << path << ", seed " << seed;
+  const Result<V> again = multiply<V>(a, b, ctx, counted);
+  EXPECT_TRUE(bitwise_equal(again.c, run.c)) << "repeat, seed " << seed;  // (the paths taken may differ)
+
+  sd::BinnedSpgemmOptions sort_only = counted;
+  sort_only.esc_dense_windows = false;
+  sort_only.esc_hash_tables = false;
+  const Result<V> sorted = multiply<V>(a, b, ctx, sort_only);
+  EXPECT_EQ(sorted.stats.esc_paths[0] + sorted.stats.esc_paths[1], 0);
+  EXPECT_TRUE(bitwise_equal(sorted.c, run.c)) << "accumulators against the ESC sort, seed " << seed;
+
+  const sd::DeviceCsr<V> da = sd::csr_to_device(as<V>(a), ctx), db = sd::csr_to_device(as<V>(b), ctx);
+  const sd::DeviceCsr<V> pattern = sd::csr_to_device(run.c, ctx);
+  sd::DeviceBuffer values(size_t(pattern.nnz) * sizeof(V), ctx);
+  sd::binned_numeric(da.view(), db.view(), pattern.view(), values.as<V>(), ctx);
+  CsrMatrix<V> reused = run.c;
+  sd::copy_device_to_host(reused.values.data(), values.data(), values.size(), ctx.stream);
+  EXPECT_TRUE(bitwise_equal(reused, run.c)) << "numeric-only, seed " << seed;
+}
+
+// Narrow spans (at most 2 * (30 + 40) + 1 columns) with u from 0 to 61 * 81: the dense window.
+// Odd lengths leave tails in every 32-product step; rows of B of length 0 are met.
+template <typename V>
+void check_dense_accumulator(BinnedSpgemm& t) {
+  const uint64_t seed = sparsetc_test::fresh_seed();
+  const CsrMatrix<double> a = banded_rows(1001, 1001, 30, {0, 3, 20, 33, 45, 61}, seed),
+                          b = banded_rows(1001, 1201, 40, {0, 1, 17, 40, 63, 81}, seed + 1);
+  check_accumulators<V>(t, a, b, 0, seed);
+}
+TEST_F(BinnedSpgemm, AccumulatorDenseWindowFloat) { check_dense_accumulator<float>(*this); }
+TEST_F(BinnedSpgemm, AccumulatorDenseWindowDouble) { check_dense_accumulator<double>(*this); }
+
+// Wide spans (100 columns spread x389 over ~39000) with u up to 21 * 47 <= kHashSlots: the hash
+// table (high compression). Rows of 60-70 entries (u ~ 1400 > kHashSlots) stay with the ESC sort,
+// and so do hash-sized rows that do not compress (16 x 16 products on 200000 columns) once the
+// bin's tally has seen them.
+template <typename V>
+void check_hash_accumulator(BinnedSpgemm& t) {
+  const uint64_t seed = sparsetc_test::fresh_seed();
+  const CsrMatrix<double> b = spread_columns(random_rows(907, 100, {0, 13, 31, 47}, seed + 1), 389);
+  const CsrMatrix<double> a = random_rows(1203, 907, {0, 9, 14, 21}, seed);
+  static_assert(21 * 47 <= sd::binned::kHashSlots, "rows of u up to 987 hash");
+  check_accumulators<V>(t, a, b, 1, seed);
+  const CsrMatrix<double> long_rows = random_rows(301, 907, {60, 70}, seed + 2);
+  check_accumulators<V>(t, long_rows, b, 2, seed);
+  const CsrMatrix<double> ua = random_rows(3001, 3001, {16}, seed + 3), ub = random_rows(3001, 200000, {16}, seed + 4);
+  check_accumulators<V>(t, ua, ub, 2, seed);
+}
+TEST_F(BinnedSpgemm, AccumulatorHashTableFloat) { check_hash_accumulator<float>(*this); }
+TEST_F(BinnedSpgemm, AccumulatorHashTableDouble) { check_hash_accumulator<double>(*this); }
+
 TEST_F(BinnedSpgemm, UnsortedAndTransposedOperands) {
   const uint64_t seed = sparsetc_test::fresh_seed();
   const Operands o = mixed(seed);

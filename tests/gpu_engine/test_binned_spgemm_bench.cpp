@@ -1,8 +1,8 @@
 // Timings of the binned SpGEMM against cuSPARSE (not a correctness test): runs only with
 // SPARSETC_BENCH=1 on a device, e.g.
 //   SPARSETC_BENCH=1 ./sparsetc_gpu_engine_tests --gtest_filter='BinnedSpgemmBench.*'
-// C = A * A in fp32 on generated matrices (SPARSETC_BENCH_SPECS overrides the list, comma
-// separated, gen/generators.hpp syntax). Each time is the median of SPARSETC_BENCH_RUNS (default
+// C = A * A in fp32 on generated matrices and real ones (SPARSETC_BENCH_SPECS overrides the list,
+// comma separated: gen/generators.hpp syntax, or a name in SPARSETC_MATRIX_DIR). Each time is the median of SPARSETC_BENCH_RUNS (default
 // 10) runs after one warm-up, every run the whole product from the caller's int32 CSR arrays to C
 // in int32 CSR:
 //  - cuSPARSE ALG1/ALG2/ALG3 (CUDALibrarySamples flow: workEstimation, [estimateMemory with chunk
@@ -10,7 +10,9 @@
 //    pool kept warm (release threshold raised): its best case;
 //  - binned: operand normalisation, stage 1, stages 2-4, C's offsets/indices in int32, every
 //    allocation from a warm stream-ordered pool (the handle's default) included;
-//  - numeric: the numeric-only kernel on the kept pattern (AMG reuse).
+//  - numeric: the numeric-only kernel on the kept pattern (AMG reuse);
+//  - with SPARSETC_BENCH_ESC=1 also binned with the ESC sort only, with dense windows only (the
+//    accumulator rule of bins.hpp, measured) and with the short rows in registers.
 // Peak memory: ours from the allocator's accounting (above what existed before the run), cuSPARSE's
 // its buffers (buffer3 counted while it lives) plus C.
 #include <cuda_runtime_api.h>
@@ -32,7 +34,9 @@
 #include "gpu/allocators.hpp"
 #include "gpu/convert/gpu_convert.hpp"
 #include "gpu/spgemm/binned/binned_spgemm.hpp"
+#include "io/matrix_market.hpp"
 #include "spgemm_bench_support.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -42,7 +46,7 @@ using namespace spgemm_bench;
 std::vector<std::string> specs() {
   const char* env = std::getenv("SPARSETC_BENCH_SPECS");
   std::string list = env ? env
-                         : "poisson2d5:1024,poisson3d27:64,band:16384:64,uniform:200000:16,rmat:16:16,"
+                         : "bcsstk17,bcsstk33,poisson2d5:1024,poisson3d27:64,band:16384:64,uniform:200000:16,rmat:16:16,"
                            "band:16384:512";
   std::vector<std::string> out;
   std::stringstream ss(list);
@@ -82,8 +86,19 @@ TEST(BinnedSpgemmBench, AgainstCusparse) {
   double log_sum = 0;
   int counted = 0;
   double worst = 1e30;
+  const bool esc_variants = std::getenv("SPARSETC_BENCH_ESC") && std::string(std::getenv("SPARSETC_BENCH_ESC")) == "1";
   for (const std::string& spec : specs()) {
-    const sd::CsrMatrix<double> host = sd::generate(spec, 42);
+    sd::CsrMatrix<double> host;
+    if (spec.find(':') == std::string::npos) {
+      const std::string path = sparsetc_test::matrix_path(spec);
+      if (path.empty()) {
+        std::printf("%-22s (not in SPARSETC_MATRIX_DIR)\n", spec.c_str());
+        continue;
+      }
+      host = sd::coo_to_csr(sd::read_matrix_market(path), SPARSETC_DUPLICATES_SUM);
+    } else {
+      host = sd::generate(spec, 42);
+    }
     DeviceInput in;
     in.n = host.rows;
     in.nnz = host.nnz();
@@ -112,12 +127,13 @@ TEST(BinnedSpgemmBench, AgainstCusparse) {
                             SPARSETC_INDEX_32,   SPARSETC_INDEX_32, SPARSETC_BASE_ZERO, SPARSETC_VALUE_F32};
     int64_t products = 0, nnz_c = 0;
     double peak = 0;
+    sd::BinnedSpgemmOptions variant;
     auto ours = [&]() -> bool {
       const int64_t before = tracking.current_bytes();
       tracking.reset_peak();
       {
         sd::DeviceCsr<float> a = sd::binned::prepare_operand<float>(raw, SPARSETC_DUPLICATES_ERROR, false, ctx);
-        sd::BinnedSpgemm<float> spgemm(a.view(), a.view(), {}, ctx);
+        sd::BinnedSpgemm<float> spgemm(a.view(), a.view(), variant, ctx);
         sd::DeviceCsr<float> c = spgemm.multiply();
         sd::DeviceBuffer offsets = sd::binned::export_offsets(c.row_ptr.as<const int64_t>(), c.rows, SPARSETC_INDEX_32,
                                                               0, ctx);
@@ -128,6 +144,18 @@ TEST(BinnedSpgemmBench, AgainstCusparse) {
       peak = std::max(peak, double(tracking.peak_bytes() - before));
       return true;
     };
+    double sort_ms = 0, dense_ms = 0, registers_ms = 0;
+    if (esc_variants) {
+      variant.esc_dense_windows = variant.esc_hash_tables = false;
+      sort_ms = median_ms(stream, runs, ours);
+      variant.esc_dense_windows = true;
+      dense_ms = median_ms(stream, runs, ours);
+      variant = {};
+      variant.short_rows_in_registers = true;
+      registers_ms = median_ms(stream, runs, ours);
+      variant = {};
+    }
+    peak = 0;
     const double our_ms = median_ms(stream, runs, ours);
 
     // One run timed stage by stage, then numeric-only on its pattern.
@@ -150,7 +178,8 @@ TEST(BinnedSpgemmBench, AgainstCusparse) {
     for (cudaEvent_t e : ev) cudaEventDestroy(e);
     const auto& st = spgemm.stats();
     std::printf("    %s: prepare %.3f, bound+plan %.3f, multiply %.3f [binning %.3f heap %.3f esc %.3f merge %.3f "
-                "arrange %.3f] ms; rows heap/esc/merge %lld/%lld/%lld, grow rounds %lld, panels %lld\n",
+                "arrange %.3f] ms; rows heap/esc/merge %lld/%lld/%lld (esc dense/hash/sort %lld/%lld/%lld), grow "
+                "rounds %lld, panels %lld\n",
                 spec.c_str(), prepare_ms, bound_ms, multiply_ms, st.stage_ms[sd::kStageBinning],
                 st.stage_ms[sd::kStageHeap], st.stage_ms[sd::kStageEsc], st.stage_ms[sd::kStageMerge],
                 st.stage_ms[sd::kStageArrange], [&] {
@@ -159,7 +188,12 @@ TEST(BinnedSpgemmBench, AgainstCusparse) {
                   return h;
                 }(),
                 (long long)(st.bin_rows[33] + st.bin_rows[34] + st.bin_rows[35] + st.bin_rows[36]),
-                (long long)st.bin_rows[37], (long long)st.grow_rounds, (long long)st.panels);
+                (long long)st.bin_rows[37], (long long)st.esc_paths[0], (long long)st.esc_paths[1],
+                (long long)st.esc_paths[2], (long long)st.grow_rounds, (long long)st.panels);
+    if (esc_variants)
+      std::printf("    %s: binned without accumulators %.3f ms, dense windows only %.3f ms, short rows in "
+                  "registers %.3f ms, default %.3f ms\n",
+                  spec.c_str(), sort_ms, dense_ms, registers_ms, our_ms);
     const double numeric_ms = median_ms(stream, runs, [&] {
       sd::binned_numeric(a.view(), a.view(), c.view(), c.values.as<float>(), ctx);
       return true;

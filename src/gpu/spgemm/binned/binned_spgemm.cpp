@@ -131,6 +131,7 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
   stats_.panels = 0;
   stats_.bin_rows.fill(0);
   stats_.stage_ms.fill(0);
+  stats_.esc_paths.fill(0);
 
   struct Piece {
     int64_t nnz = 0;
@@ -160,13 +161,45 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
     // Stage 3: heap, ESC, merge.
     clock.mark(kStageHeap);
     for (int c = 0; c < binned::kHeapClasses; ++c) {
-      const int first_key = binned::kHeapKeyBase + c * 31;
-      binned::heap_rows(a_, b_, rows, binned_rows.begin(first_key), binned_rows.end(first_key + 30),
-                        binned::heap_capacity(c), t, count.as<int64_t>(), ctx);
+      const int first_key = binned::kHeapKeyBase + c * 31;  // + u - 2: rows ordered by u within a class
+      if (!options_.short_rows_in_registers) {
+        binned::heap_rows(a_, b_, rows, binned_rows.begin(first_key), binned_rows.end(first_key + 30),
+                          binned::heap_capacity(c), t, count.as<int64_t>(), ctx);
+        continue;
+      }
+      for (const int lanes : {8, 16, 32}) {  // u in (lanes / 2, lanes], from u = 2
+        const int u_first = lanes == 8 ? 2 : lanes / 2 + 1;
+        binned::short_rows(a_, b_, rows, binned_rows.begin(first_key + u_first - 2),
+                           binned_rows.end(first_key + lanes - 2), lanes, t, count.as<int64_t>(), ctx);
+      }
     }
     clock.mark(kStageEsc);
-    for (int k = kFirstEscBin; k < kMergeBin; ++k)
-      binned::esc_rows(a_, b_, rows, binned_rows.begin(k), binned_rows.end(k), k, t, count.as<int64_t>(), ctx);
+    // Bins 34..36: the accumulators first, the ESC sort for the rows they leave (a list of device
+    // length: no read back). paths: per bin, rows dense / hashed / left.
+    // (The accumulators need B without repeated columns in a row, as the dense windows do.)
+    const binned::AccumulatorModes modes{options_.esc_dense_windows, options_.esc_hash_tables};
+    constexpr int kAccumulatorBins = kMergeBin - binned::kFirstAccumulatorBin;
+    int64_t accumulated = 0;
+    if ((modes.dense || modes.hash) && options_.b_rows_unique)
+      for (int k = binned::kFirstAccumulatorBin; k < kMergeBin; ++k) accumulated = std::max(accumulated, rows_of(k));
+    DeviceBuffer rest = buffer_of<int32_t>(accumulated, ctx);
+    DeviceBuffer paths = buffer_of<int32_t>(accumulated > 0 ? 3 * kAccumulatorBins : 0, ctx);
+    DeviceBuffer tally = buffer_of<unsigned long long>(accumulated > 0 ? 2 * kAccumulatorBins : 0, ctx);
+    if (accumulated > 0) {
+      SPARSETC_CUDA_CHECK(cudaMemsetAsync(paths.data(), 0, paths.size(), ctx.stream));
+      SPARSETC_CUDA_CHECK(cudaMemsetAsync(tally.data(), 0, tally.size(), ctx.stream));
+    }
+    for (int k = kFirstEscBin; k < kMergeBin; ++k) {
+      if (accumulated == 0 || k < binned::kFirstAccumulatorBin) {
+        binned::esc_rows(a_, b_, rows, binned_rows.begin(k), binned_rows.end(k), k, t, count.as<int64_t>(), ctx);
+        continue;
+      }
+      int32_t* bin_paths = paths.as<int32_t>() + 3 * (k - binned::kFirstAccumulatorBin);
+      binned::accumulate_rows(a_, b_, rows, binned_rows.begin(k), binned_rows.end(k), t, count.as<int64_t>(), modes,
+                              rest.as<int32_t>(), bin_paths,
+                              tally.as<unsigned long long>() + 2 * (k - binned::kFirstAccumulatorBin), ctx);
+      binned::esc_rows(a_, b_, rest.as<const int32_t>(), 0, rows_of(k), k, t, count.as<int64_t>(), ctx, bin_paths + 2);
+    }
     clock.mark(kStageMerge);
     const int64_t merge_rows = rows_of(kMergeBin);
     DeviceBuffer states = buffer_of<binned::MergeRow<V>>(merge_rows, ctx);
@@ -211,6 +244,16 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
                     ctx);
     clock.mark(kStages);
     clock.add_to(stats_.stage_ms);
+    if (options_.time_stages) {  // the clock has synchronised: the path counts are ready
+      std::array<int32_t, 3 * kAccumulatorBins> counted{};
+      if (accumulated > 0) copy_device_to_host(counted.data(), paths.data(), paths.size(), ctx.stream);
+      for (int k = binned::kFirstAccumulatorBin; k < kMergeBin; ++k) {
+        const int32_t* c = counted.data() + 3 * (k - binned::kFirstAccumulatorBin);
+        stats_.esc_paths[0] += c[0];
+        stats_.esc_paths[1] += c[1];
+        stats_.esc_paths[2] += accumulated > 0 ? c[2] : rows_of(k);
+      }
+    }
     pieces.push_back(std::move(piece));
   }
 

@@ -40,6 +40,15 @@ struct BinnedSpgemmOptions {
   // Merge rows with a wide column window may accumulate in a dense window in global memory
   // (dense_window.cu); false: the merge path for all of them.
   bool global_windows = true;
+  // ESC rows (bins 34..36) may accumulate in a dense window or a hash table in shared memory
+  // (accumulators.cu, bins.hpp) when b_rows_unique; false: the ESC sort for them. The same bits
+  // either way.
+  bool esc_dense_windows = true;
+  bool esc_hash_tables = true;
+  // Rows of u <= 32 (bins 2..32): ESC in registers, a group of 8-32 lanes per row (short_rows.cu),
+  // instead of the paper's heap, a thread per row (heap.cu). The same bits either way; off by
+  // default: measured slower (poisson2d5:1024, H200: 1.21 against 1.07 ms; shuffle-bound).
+  bool short_rows_in_registers = false;
 };
 
 enum BinnedStage { kStageBinning, kStageHeap, kStageEsc, kStageMerge, kStageArrange, kStages };
@@ -52,6 +61,8 @@ struct BinnedSpgemmStats {
   int64_t grown_rows = 0;         // checkpoints taken (a row may grow several times)
   std::array<int64_t, binned::kBins> bin_rows{};  // rows per bin
   std::array<double, kStages> stage_ms{};         // with options.time_stages: milliseconds per stage
+  // With options.time_stages: rows of bins 34..36 done in a dense window, a hash table, by the sort.
+  std::array<int64_t, 3> esc_paths{};
 };
 
 template <typename V>

@@ -34,6 +34,24 @@ constexpr int64_t kEscMaxBound = 8192;
 static_assert(kEscBound[0] == 128 && kEscBound[1] == 512 && kEscBound[2] == 2048 && kEscBound[3] == kEscMaxBound,
               "bin_of spells these bounds out");
 
+// ESC rows of bins 34..36 first go to the shared-memory accumulators (accumulators.cu, one warp a
+// row) when they average at least 16 products per row of B met: a dense window when the rows of B
+// they meet span at most dense_window_columns columns, a hash table of up to kHashSlots slots when
+// u <= kHashSlots and the bin's rows hashed so far compress at least 2:1; the others take the ESC
+// sort (docs/spgemm.md gives the measurements behind the rule). A warp's
+// scratch holds the table (keys, values, sorted columns) or, in the same bytes, the window (values
+// and one flag bit per column): fp32 12 KB (2976 columns), fp64 16 KB (2016 columns).
+constexpr int kHashSlotBits = 10;
+constexpr int64_t kHashSlots = int64_t(1) << kHashSlotBits;
+constexpr int kFirstAccumulatorBin = kFirstEscBin + 1;
+SPARSETC_HOST_DEVICE constexpr size_t accumulator_warp_bytes(size_t value_bytes) {
+  return size_t(kHashSlots) * (2 * sizeof(int32_t) + value_bytes);
+}
+SPARSETC_HOST_DEVICE constexpr int64_t dense_window_columns(size_t value_bytes) {
+  return int64_t(accumulator_warp_bytes(value_bytes) * 8 / (8 * value_bytes + 1)) / 32 * 32;
+}
+static_assert(dense_window_columns(4) == 2976 && dense_window_columns(8) == 2016, "documented in docs/spgemm.md");
+
 // Room a merge-path row gets in C~ before it has to grow (paper: 256, the scratchpad working size
 // of its GPUs; here twice the merge kernel's 2048-entry shared-memory result).
 constexpr int64_t kMergeInitialCapacity = 4096;

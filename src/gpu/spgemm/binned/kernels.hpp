@@ -84,10 +84,33 @@ template <typename V>
 void heap_rows(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int32_t* rows, int64_t begin, int64_t end,
                int heap_capacity, const Temporary& t, int64_t* count, const GpuContext& context);
 
-// Bitonic ESC (bins 33..36): one block per row, the sort in shared memory.
+// Short rows (bins 2..32) in registers (short_rows.cu): a group of `lanes` (8, 16, 32) >= the rows'
+// u per row sorts its products with shuffles; rows[begin, end) is one u-range of one heap class.
+template <typename V>
+void short_rows(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int32_t* rows, int64_t begin, int64_t end,
+                int lanes, const Temporary& t, int64_t* count, const GpuContext& context);
+
+// Bitonic ESC (bins 33..36): one block per row, the sort in shared memory. listed (optional, device):
+// only rows[begin, begin + *listed) are taken (the rows the accumulators left; end - begin blocks
+// are launched, the surplus ones return at once: no read back).
 template <typename V>
 void esc_rows(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int32_t* rows, int64_t begin, int64_t end,
-              int bin, const Temporary& t, int64_t* count, const GpuContext& context);
+              int bin, const Temporary& t, int64_t* count, const GpuContext& context, const int32_t* listed = nullptr);
+
+// Shared-memory accumulators for ESC rows (bins 34..36, accumulators.cu): one warp per row of
+// rows[begin, end); a row whose columns span at most dense_window_columns (and modes.dense) goes to
+// a dense window, else one with u <= kHashSlots (and modes.hash) to a hash table while the bin's
+// tally (products hashed, distinct columns: two counters) shows compression; the others are
+// appended to rest (in no particular order) for esc_rows. paths[0..2] += rows dense, hashed, left
+// (paths[2] is the length of rest). The caller zeroes paths and tally first. B's rows must not
+// repeat a column.
+struct AccumulatorModes {
+  bool dense = true, hash = true;
+};
+template <typename V>
+void accumulate_rows(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int32_t* rows, int64_t begin,
+                     int64_t end, const Temporary& t, int64_t* count, const AccumulatorModes& modes, int32_t* rest,
+                     int32_t* paths, unsigned long long* tally, const GpuContext& context);
 
 // Merge path (bin 37): states for rows[begin, end), their first regions carved from C~.
 template <typename V>
