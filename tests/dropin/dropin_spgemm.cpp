@@ -38,6 +38,9 @@ struct DeviceCsr {
     CHECK_CUDA(cudaMemcpy(offsets, a.offsets.data(), a.offsets.size() * 4, cudaMemcpyHostToDevice));
     CHECK_CUDA(cudaMemcpy(columns, a.columns.data(), a.columns.size() * 4, cudaMemcpyHostToDevice));
     CHECK_CUDA(cudaMemcpy(values, v.data(), v.size() * 4, cudaMemcpyHostToDevice));
+    // A cudaMemcpy from pageable memory may return before the copy lands; the products run on a
+    // non-blocking stream, which does not wait for it.
+    CHECK_CUDA(cudaDeviceSynchronize());
   }
   ~DeviceCsr() {
     cudaFree(offsets);
@@ -182,6 +185,7 @@ int main(int argc, char** argv) {
     for (double& v : a.values) v = double(float(-0.75 * v));
     std::vector<float> fresh(a.values.begin(), a.values.end());
     CHECK_CUDA(cudaMemcpy(dA.values, fresh.data(), fresh.size() * 4, cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaDeviceSynchronize());  // landed before the non-blocking stream reads it
     CHECK_CUSPARSE(cusparseSpGEMMreuse_compute(handle, op, op, &alpha, matA, matB, &beta, matC, CUDA_R_32F, alg,
                                                descr));
     got = download(m, n, c_nnz, c_offsets, c_columns, c_values);

@@ -110,6 +110,7 @@ int main(int argc, char** argv) {
   CHECK_CUDA(cudaMemcpy(d_columns, a.columns.data(), a.columns.size() * 4, cudaMemcpyHostToDevice));
   CHECK_CUDA(cudaMemcpy(d_values, a_values.data(), a_values.bytes(), cudaMemcpyHostToDevice));
   CHECK_CUDA(cudaMemcpy(d_b, b_values.data(), b_values.bytes(), cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaDeviceSynchronize());  // pageable copies may still be landing; the stream does not wait
   CHECK_CUDA(cudaMemset(d_c, 0xFF, size_t(m * n) * (half ? 2 : 4)));  // NaN everywhere: beta = 0 must not read C
 
   cusparseHandle_t handle = nullptr;
@@ -125,6 +126,7 @@ int main(int argc, char** argv) {
     for (int64_t i = 0; i < m; ++i) rows.insert(rows.end(), size_t(a.offsets[i + 1] - a.offsets[i]), int32_t(i));
     CHECK_CUDA(cudaMalloc(&d_rows, rows.size() * 4 + 4));
     CHECK_CUDA(cudaMemcpy(d_rows, rows.data(), rows.size() * 4, cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaDeviceSynchronize());
     CHECK_CUSPARSE(cusparseCreateCoo(&matA, m, k, a.nnz(), d_rows, d_columns, d_values, CUSPARSE_INDEX_32I,
                                      CUSPARSE_INDEX_BASE_ZERO, type));
     CHECK_CUSPARSE(cusparseCreateDnMat(&matB, n, k, n, d_b, type, CUSPARSE_ORDER_COL));
@@ -149,7 +151,10 @@ int main(int argc, char** argv) {
     const void* alpha_ptr = &scalars[0];
     const void* beta_ptr = &scalars[1];
     if (device_scalars) {
-      CHECK_CUDA(cudaMemcpy(d_scalars, scalars, sizeof scalars, cudaMemcpyHostToDevice));
+      // On `stream` (non-blocking): a plain cudaMemcpy from pageable memory may still be in flight
+      // when work on another stream reads the scalars.
+      CHECK_CUDA(cudaMemcpyAsync(d_scalars, scalars, sizeof scalars, cudaMemcpyHostToDevice, stream));
+      CHECK_CUDA(cudaStreamSynchronize(stream));
       alpha_ptr = d_scalars;
       beta_ptr = d_scalars + 1;
     }
@@ -190,7 +195,8 @@ int main(int argc, char** argv) {
   for (double& v : a.values) v = -2.0 * v;
   const Values doubled(half, a.values);
   a.values = doubled.rounded();
-  CHECK_CUDA(cudaMemcpy(d_values, doubled.data(), doubled.bytes(), cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpyAsync(d_values, doubled.data(), doubled.bytes(), cudaMemcpyHostToDevice, stream));
+  CHECK_CUDA(cudaStreamSynchronize(stream));
   if (notify) CHECK_CUSPARSE(cusparseSpMatSetValues(matA, d_values));
   want = dropin::reference_spmm(a, b, n);
   got = multiply(1.0f, 0.0f);
