@@ -188,6 +188,8 @@ class VbrCublasSpmm final : public SpmmExecutor {
                                               problem_.B.ld, problem_.C.order, options_.multiply, context);
     const VbrOperand& a = multiply_->operand();
     info_.groups = a.groups();
+    for (int64_t g = 0; g < a.groups(); ++g)
+      info_.nonempty_groups += a.block_ptr[size_t(g + 1)] > a.block_ptr[size_t(g)] ? 1 : 0;
     info_.blocks = a.blocks();
     info_.nnz = a.nnz;
     info_.stored_area = a.stored_area();

@@ -26,6 +26,7 @@ struct VbrCublasInfo {
   int64_t block_width = 0;
   double tau = 0;  // 0: the identity order won
   int64_t groups = 0, blocks = 0, nnz = 0, stored_area = 0;
+  int64_t nonempty_groups = 0;  // row groups with at least one block (each is one GEMM)
   double mean_group_height = 0;
   double preprocess_seconds = 0, reorder_seconds = 0;
   int64_t cublas_calls = 0, gemms = 0, shapes = 0;
