@@ -11,6 +11,7 @@
 #include "core/logging.hpp"
 #include "engine/handle.hpp"
 #include "engine/matrix.hpp"
+#include "engine/spmm_operand.hpp"
 #include "engine/spmm_plan.hpp"
 #include "engine/spmm_select.hpp"
 #include "gpu/convert/gpu_convert.hpp"
@@ -120,15 +121,6 @@ class BcsrTcSpmm final : public SpmmExecutor {
   bool rejected() const { return rejected_; }
 
  private:
-  // The canonical CSR of op(A) in the storage the precision converts from.
-  template <typename V>
-  DeviceCsr<V> multiplied_csr() {
-    const GpuContext context = handle_.gpu();
-    DeviceCsr<V> csr = gpu_normalize<V>(problem_.A->layout, problem_.A->duplicates, context);
-    if (problem_.op == SPARSETC_OP_NON_TRANSPOSE) return csr;
-    return as_transposed_csr(gpu_csr_to_csc<V>(csr.view(), context));
-  }
-
   template <typename V>
   void build_from(const DeviceCsr<V>& csr) {
     const GpuContext context = handle_.gpu();
@@ -139,8 +131,8 @@ class BcsrTcSpmm final : public SpmmExecutor {
   // New values of A in the planned pattern and order.
   void rebuild() {
     version_ = problem_.A->values_version;
-    if (precision_ == TcPrecision::f64) build_from(multiplied_csr<double>());
-    else build_from(multiplied_csr<float>());
+    if (precision_ == TcPrecision::f64) build_from(multiplied_csr<double>(problem_, handle_.gpu()));
+    else build_from(multiplied_csr<float>(problem_, handle_.gpu()));
   }
 
   // Builds in the identity order; unless the blocks already fill well, asks 1-SA (on the host, from
@@ -149,7 +141,7 @@ class BcsrTcSpmm final : public SpmmExecutor {
   template <typename V>
   void decide_order_and_build(bool auto_choice) {
     version_ = problem_.A->values_version;
-    const DeviceCsr<V> csr = multiplied_csr<V>();
+    const DeviceCsr<V> csr = multiplied_csr<V>(problem_, handle_.gpu());
     build_from(csr);
     identity_blocks_ = operand_.blocks;
     const bool predicted = predicted_faster(operand_.fill(), problem_.B.cols);

@@ -8,6 +8,7 @@
 #include "core/types.hpp"
 #include "engine/handle.hpp"
 #include "engine/matrix.hpp"
+#include "engine/spmm_operand.hpp"
 #include "engine/spmm_select.hpp"
 #include "engine/spmm_vbr_cublas.hpp"
 #include "gpu/analysis/gpu_analysis.hpp"
@@ -66,8 +67,7 @@ SpmmFeatures measure_features(sparsetc_handle_s& handle, const SpmmProblem& p) {
   }
   handle.activate();
   const GpuContext context = handle.gpu();
-  DeviceCsr<float> csr = gpu_normalize<float>(a, p.A->duplicates, context);
-  if (p.op == SPARSETC_OP_TRANSPOSE) csr = as_transposed_csr(gpu_csr_to_csc<float>(csr.view(), context));
+  const DeviceCsr<float> csr = multiplied_csr<float>(p, context);
   const CorePrecision precision = f.value_type == SPARSETC_VALUE_F16    ? CorePrecision::f16
                                   : f.value_type == SPARSETC_VALUE_BF16 ? CorePrecision::bf16
                                   : f.value_type == SPARSETC_VALUE_F64  ? CorePrecision::f64

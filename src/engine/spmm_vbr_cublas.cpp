@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "engine/handle.hpp"
 #include "engine/matrix.hpp"
+#include "engine/spmm_operand.hpp"
 #include "gpu/convert/gpu_convert.hpp"
 #include "gpu/spmm/vbr_cublas/cublas_context.hpp"
 #include "reorder/permutation.hpp"
@@ -157,21 +158,12 @@ class VbrCublasSpmm final : public SpmmExecutor {
   }
 
  private:
-  // The canonical CSR of op(A) in the stored row order.
-  template <typename V>
-  DeviceCsr<V> multiplied_csr() {
-    const GpuContext context = handle_.gpu();
-    DeviceCsr<V> csr = gpu_normalize<V>(problem_.A->layout, problem_.A->duplicates, context);
-    if (problem_.op == SPARSETC_OP_NON_TRANSPOSE) return csr;
-    return as_transposed_csr(gpu_csr_to_csc<V>(csr.view(), context));
-  }
-
   // choose: decide the blocking (first plan); else keep it (new values).
   template <typename V>
   void plan(bool choose) {
     version_ = problem_.A->values_version;
     const GpuContext context = handle_.gpu();
-    const DeviceCsr<V> csr = multiplied_csr<V>();
+    const DeviceCsr<V> csr = multiplied_csr<V>(problem_, handle_.gpu());
     if (choose) choose_blocking(csr_pattern_to_host(csr.view(), handle_.stream));
     const bool identity = reorder::is_identity(blocking_.permutation);
     VbrOperand operand =

@@ -51,23 +51,25 @@ struct GpuHandle : StreamOwner {
   sd::GpuContext gpu() { return handle.gpu(); }
 };
 
-// A device CSR matrix (int64 offsets, int32 indices, f64 values) the matrix object borrows.
+// A device CSR matrix (int64 offsets, int32 indices) the matrix object borrows.
 struct DeviceMatrix {
   sd::DeviceBuffer offsets, indices, values;
   std::unique_ptr<sparsetc_matrix_s> matrix;
 };
 
-inline DeviceMatrix upload(GpuHandle& g, const sd::CsrMatrix<double>& a) {
+// A's structure with `values` (nnz elements of `element_bytes` each, stored as `type`).
+inline DeviceMatrix upload_values(GpuHandle& g, const sd::CsrMatrix<double>& a, const void* values,
+                                  size_t element_bytes, sparsetc_value_type_t type) {
   DeviceMatrix d;
   std::vector<int32_t> cols(a.col_idx.begin(), a.col_idx.end());
   const size_t nnz = a.col_idx.size();
   d.offsets = sd::DeviceBuffer(a.row_ptr.size() * 8, g.gpu());
   d.indices = sd::DeviceBuffer(std::max<size_t>(nnz, 1) * 4, g.gpu());
-  d.values = sd::DeviceBuffer(std::max<size_t>(nnz, 1) * 8, g.gpu());
+  d.values = sd::DeviceBuffer(std::max<size_t>(nnz, 1) * element_bytes, g.gpu());
   sd::copy_host_to_device(d.offsets.data(), a.row_ptr.data(), a.row_ptr.size() * 8, g.stream);
   if (nnz) {
     sd::copy_host_to_device(d.indices.data(), cols.data(), nnz * 4, g.stream);
-    sd::copy_host_to_device(d.values.data(), a.values.data(), nnz * 8, g.stream);
+    sd::copy_host_to_device(d.values.data(), values, nnz * element_bytes, g.stream);
   }
   sd::RawSparse raw;
   raw.format = SPARSETC_FORMAT_CSR;
@@ -79,9 +81,14 @@ inline DeviceMatrix upload(GpuHandle& g, const sd::CsrMatrix<double>& a) {
   raw.values = d.values.data();
   raw.offset_type = SPARSETC_INDEX_64;
   raw.index_type = SPARSETC_INDEX_32;
-  raw.value_type = SPARSETC_VALUE_F64;
+  raw.value_type = type;
   d.matrix = sd::make_matrix(g.handle, raw, SPARSETC_MEMORY_DEVICE, SPARSETC_BORROW);
   return d;
+}
+
+// A with its f64 values.
+inline DeviceMatrix upload(GpuHandle& g, const sd::CsrMatrix<double>& a) {
+  return upload_values(g, a, a.values.data(), sizeof(double), SPARSETC_VALUE_F64);
 }
 
 inline size_t element_bytes(sparsetc_value_type_t t) {

@@ -79,31 +79,11 @@ struct Case {
 // as stored.
 DeviceMatrix upload_as(GpuHandle& g, const sd::CsrMatrix<double>& a, sparsetc_value_type_t type,
                        sd::CsrMatrix<double>& rounded) {
-  DeviceMatrix d;
   rounded = a;
   const size_t nnz = a.col_idx.size(), e = element_bytes(type);
   std::vector<unsigned char> values(std::max<size_t>(nnz, 1) * e);
   for (size_t i = 0; i < nnz; ++i) rounded.values[i] = store_value(type, a.values[i], values.data() + i * e);
-  std::vector<int32_t> cols(a.col_idx.begin(), a.col_idx.end());
-  d.offsets = sd::DeviceBuffer(a.row_ptr.size() * 8, g.gpu());
-  d.indices = sd::DeviceBuffer(std::max<size_t>(nnz, 1) * 4, g.gpu());
-  d.values = sd::DeviceBuffer(values.size(), g.gpu());
-  sd::copy_host_to_device(d.offsets.data(), a.row_ptr.data(), a.row_ptr.size() * 8, g.stream);
-  if (nnz) sd::copy_host_to_device(d.indices.data(), cols.data(), nnz * 4, g.stream);
-  sd::copy_host_to_device(d.values.data(), values.data(), values.size(), g.stream);
-  sd::RawSparse raw;
-  raw.format = SPARSETC_FORMAT_CSR;
-  raw.rows = a.rows;
-  raw.cols = a.cols;
-  raw.nnz = int64_t(nnz);
-  raw.offsets = d.offsets.data();
-  raw.indices = d.indices.data();
-  raw.values = d.values.data();
-  raw.offset_type = SPARSETC_INDEX_64;
-  raw.index_type = SPARSETC_INDEX_32;
-  raw.value_type = type;
-  d.matrix = sd::make_matrix(g.handle, raw, SPARSETC_MEMORY_DEVICE, SPARSETC_BORROW);
-  return d;
+  return upload_values(g, a, values.data(), e, type);
 }
 
 double output_roundoff(sparsetc_value_type_t t) {

@@ -29,30 +29,10 @@ namespace {
 using namespace cuda_core_test;
 
 DeviceMatrix upload_f16(GpuHandle& g, const sd::CsrMatrix<double>& a) {
-  DeviceMatrix d;
   const size_t nnz = a.col_idx.size();
   std::vector<uint16_t> values(std::max<size_t>(nnz, 1));
   for (size_t i = 0; i < nnz; ++i) values[i] = sd::double_to_half(a.values[i]);
-  std::vector<int32_t> cols(a.col_idx.begin(), a.col_idx.end());
-  d.offsets = sd::DeviceBuffer(a.row_ptr.size() * 8, g.gpu());
-  d.indices = sd::DeviceBuffer(std::max<size_t>(nnz, 1) * 4, g.gpu());
-  d.values = sd::DeviceBuffer(values.size() * 2, g.gpu());
-  sd::copy_host_to_device(d.offsets.data(), a.row_ptr.data(), a.row_ptr.size() * 8, g.stream);
-  sd::copy_host_to_device(d.indices.data(), cols.data(), nnz * 4, g.stream);
-  sd::copy_host_to_device(d.values.data(), values.data(), values.size() * 2, g.stream);
-  sd::RawSparse raw;
-  raw.format = SPARSETC_FORMAT_CSR;
-  raw.rows = a.rows;
-  raw.cols = a.cols;
-  raw.nnz = int64_t(nnz);
-  raw.offsets = d.offsets.data();
-  raw.indices = d.indices.data();
-  raw.values = d.values.data();
-  raw.offset_type = SPARSETC_INDEX_64;
-  raw.index_type = SPARSETC_INDEX_32;
-  raw.value_type = SPARSETC_VALUE_F16;
-  d.matrix = sd::make_matrix(g.handle, raw, SPARSETC_MEMORY_DEVICE, SPARSETC_BORROW);
-  return d;
+  return upload_values(g, a, values.data(), sizeof(uint16_t), SPARSETC_VALUE_F16);
 }
 
 sparsetc_dense_s dense(int64_t rows, int64_t cols, void* values, sparsetc_value_type_t type) {
