@@ -249,6 +249,22 @@ TEST_F(BinnedSpgemm, BitwiseIdenticalAcrossRepeatsPanelsGrowthAndNumericReuse) {
   EXPECT_GT(panels.stats.panels, 3);
   EXPECT_TRUE(bitwise_equal(panels.c, first.c)) << "panels, seed " << seed;
 
+  // One plan multiplied twice: the constructor's bins kept (one panel), or each panel binned again
+  // (the constructor's bins dropped); the same bits every time.
+  for (const size_t budget : {size_t(0), size_t(400 * 1024)}) {
+    sd::BinnedSpgemmOptions options;
+    options.memory_budget = budget;
+    const sd::GpuContext plan_ctx = context();
+    const sd::DeviceCsr<double> pa = sd::csr_to_device(o.a, plan_ctx), pb = sd::csr_to_device(o.b, plan_ctx);
+    sd::BinnedSpgemm<double> plan(pa.view(), pb.view(), options, plan_ctx);
+    for (int round = 0; round < 2; ++round) {
+      const sd::DeviceCsr<double> c = plan.multiply();
+      EXPECT_TRUE(bitwise_equal(sd::csr_to_host(c.view(), plan_ctx.stream), first.c))
+          << "plan reused, budget " << budget << ", round " << round << ", seed " << seed;
+    }
+    EXPECT_EQ(plan.stats().panels > 1, budget > 0);
+  }
+
   sd::BinnedSpgemmOptions tight;
   tight.merge_initial_capacity = 16;  // every merge row checkpoints and grows several times
   const Result<double> grown = multiply<double>(o.a, o.b, context(), tight);
@@ -334,12 +350,51 @@ void check_short_rows(BinnedSpgemm& t) {
   EXPECT_GT(short_rows, 1000) << "seed " << seed;
   EXPECT_GT(registers.stats.bin_rows[20], 0) << "seed " << seed;  // a 32-lane group
   sd::BinnedSpgemmOptions heap;
-  heap.short_rows_in_registers = false;
+  heap.short_group_warps = 0;
   EXPECT_TRUE(bitwise_equal(multiply<V>(a, b, t.context(), heap).c, registers.c)) << "against the heap, seed " << seed;
   EXPECT_TRUE(bitwise_equal(multiply<V>(a, b, t.context(), in_registers).c, registers.c)) << "repeat, seed " << seed;
 }
 TEST_F(BinnedSpgemm, ShortRowsInRegistersMatchHeapFloat) { check_short_rows<float>(*this); }
 TEST_F(BinnedSpgemm, ShortRowsInRegistersMatchHeapDouble) { check_short_rows<double>(*this); }
+
+// Rows of u <= 128 by one warp per row (middle_rows.cu): bin 33 (the default) and the heap bins
+// (short_rows_in_warps; by default the small u ranges go to groups) against the reference, the
+// block-per-row ESC sort (esc.cu) and the heap, bit for bit, and run to run. Narrow B (97 or 151 columns): long runs of equal columns to fold;
+// rows of B of length 0 met (tails of every chunk), rows of A of 40-70 entries meeting mostly empty
+// rows of B (two or three 32-entry chunks per row), explicit zeros in both operands.
+template <typename V>
+void check_middle_rows(BinnedSpgemm& t) {
+  const uint64_t seed = sparsetc_test::fresh_seed();
+  const struct {
+    CsrMatrix<double> a, b;
+  } cases[] = {
+      {rounded<V>(random_rows(3001, 1501, {0, 2, 5, 7, 9, 12, 15, 21}, seed)),
+       rounded<V>(random_rows(1501, 151, {0, 1, 3, 5, 7, 9, 11}, seed + 1))},
+      {rounded<V>(random_rows(1999, 1203, {3, 40, 50, 70}, seed + 2)),
+       rounded<V>(random_rows(1203, 97, {0, 0, 0, 0, 0, 1, 2, 5}, seed + 3))},
+  };
+  for (const auto& c : cases) {
+    const Result<V> warps = multiply<V>(c.a, c.b, t.context());
+    EXPECT_TRUE(matches_reference(warps.c, c.a, c.b)) << "seed " << seed;
+    EXPECT_GT(warps.stats.bin_rows[size_t(sd::binned::kFirstEscBin)], 300) << "seed " << seed;
+    sd::BinnedSpgemmOptions blocks;
+    blocks.middle_rows_in_warps = false;
+    EXPECT_TRUE(bitwise_equal(multiply<V>(c.a, c.b, t.context(), blocks).c, warps.c)) << "against esc.cu, seed " << seed;
+    EXPECT_TRUE(bitwise_equal(multiply<V>(c.a, c.b, t.context()).c, warps.c)) << "repeat, seed " << seed;
+    sd::BinnedSpgemmOptions all_warps;
+    all_warps.short_rows_in_warps = true;
+    const Result<V> short_warps = multiply<V>(c.a, c.b, t.context(), all_warps);
+    int64_t short_rows = 0;
+    for (int k = 2; k <= sd::binned::kHeapMaxBound; ++k) short_rows += short_warps.stats.bin_rows[size_t(k)];
+    EXPECT_GT(short_rows, 100) << "seed " << seed;
+    EXPECT_TRUE(bitwise_equal(short_warps.c, warps.c)) << "short rows by warps against the default, seed " << seed;
+    sd::BinnedSpgemmOptions heap;
+    heap.short_group_warps = 0;
+    EXPECT_TRUE(bitwise_equal(multiply<V>(c.a, c.b, t.context(), heap).c, warps.c)) << "against the heap, seed " << seed;
+  }
+}
+TEST_F(BinnedSpgemm, MiddleRowsInWarpsMatchEscFloat) { check_middle_rows<float>(*this); }
+TEST_F(BinnedSpgemm, MiddleRowsInWarpsMatchEscDouble) { check_middle_rows<double>(*this); }
 
 // ---- the shared-memory accumulators of the ESC bins (accumulators.cu)
 

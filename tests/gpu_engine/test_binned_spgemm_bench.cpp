@@ -12,7 +12,9 @@
 //    allocation from a warm stream-ordered pool (the handle's default) included;
 //  - numeric: the numeric-only kernel on the kept pattern (AMG reuse);
 //  - with SPARSETC_BENCH_ESC=1 also binned with the ESC sort only, with dense windows only (the
-//    accumulator rule of bins.hpp, measured) and with the short rows in registers.
+//    accumulator rule of bins.hpp, measured), with the short rows in registers, with bin 33 a block
+//    per row (esc.cu instead of middle_rows.cu), with the short rows a warp per row and with the
+//    short rows all in the heap (the rule of BinnedSpgemmOptions::short_group_warps off).
 // Peak memory: ours from the allocator's accounting (above what existed before the run), cuSPARSE's
 // its buffers (buffer3 counted while it lives) plus C.
 #include <cuda_runtime_api.h>
@@ -144,7 +146,7 @@ TEST(BinnedSpgemmBench, AgainstCusparse) {
       peak = std::max(peak, double(tracking.peak_bytes() - before));
       return true;
     };
-    double sort_ms = 0, dense_ms = 0, registers_ms = 0;
+    double sort_ms = 0, dense_ms = 0, registers_ms = 0, blocks_ms = 0, short_warps_ms = 0, heap_ms = 0;
     if (esc_variants) {
       variant.esc_dense_windows = variant.esc_hash_tables = false;
       sort_ms = median_ms(stream, runs, ours);
@@ -153,6 +155,15 @@ TEST(BinnedSpgemmBench, AgainstCusparse) {
       variant = {};
       variant.short_rows_in_registers = true;
       registers_ms = median_ms(stream, runs, ours);
+      variant = {};
+      variant.middle_rows_in_warps = false;
+      blocks_ms = median_ms(stream, runs, ours);
+      variant = {};
+      variant.short_rows_in_warps = true;
+      short_warps_ms = median_ms(stream, runs, ours);
+      variant = {};
+      variant.short_group_warps = 0;
+      heap_ms = median_ms(stream, runs, ours);
       variant = {};
     }
     peak = 0;
@@ -192,8 +203,9 @@ TEST(BinnedSpgemmBench, AgainstCusparse) {
                 (long long)st.esc_paths[2], (long long)st.grow_rounds, (long long)st.panels);
     if (esc_variants)
       std::printf("    %s: binned without accumulators %.3f ms, dense windows only %.3f ms, short rows in "
-                  "registers %.3f ms, default %.3f ms\n",
-                  spec.c_str(), sort_ms, dense_ms, registers_ms, our_ms);
+                  "registers %.3f ms, bin 33 a block per row %.3f ms, short rows a warp per row %.3f ms, "
+                  "short rows all in the heap %.3f ms, default %.3f ms\n",
+                  spec.c_str(), sort_ms, dense_ms, registers_ms, blocks_ms, short_warps_ms, heap_ms, our_ms);
     const double numeric_ms = median_ms(stream, runs, [&] {
       sd::binned_numeric(a.view(), a.view(), c.view(), c.values.as<float>(), ctx);
       return true;

@@ -88,10 +88,17 @@ BinnedSpgemm<V>::BinnedSpgemm(const DeviceCsrView<V>& a, const DeviceCsrView<V>&
   const int64_t m = a.rows;
   bound_ = buffer_of<int64_t>(m, context);
   cap_scan_ = buffer_of<int64_t>(m + 1, context);
-  const binned::BoundTotals totals = binned::upper_bounds(a, b, options_.merge_initial_capacity, bound_.as<int64_t>(),
-                                                          cap_scan_.as<int64_t>(), context);
-  stats_.products = totals.products;
-  stats_.temporary_entries = totals.room;
+  bin_ = buffer_of<uint8_t>(m, context);
+  count_ = buffer_of<int64_t>(m, context);
+  // Stage 1, then stage 2 for all rows, whose read back brings stage 1's totals along: one
+  // synchronisation for both. The bins are kept for multiply when one panel takes all rows (the
+  // bounds never change), else each panel bins its rows again.
+  const DeviceBuffer totals = binned::upper_bounds(a, b, options_.merge_initial_capacity, bound_.as<int64_t>(),
+                                                   cap_scan_.as<int64_t>(), context);
+  binned::BinnedRows all_rows = binned::bin_rows(bound_.as<const int64_t>(), a.row_ptr, 0, m, bin_.as<uint8_t>(),
+                                                 count_.as<int64_t>(), context, totals.as<const int64_t>());
+  stats_.products = all_rows.read_along[0];
+  stats_.temporary_entries = all_rows.read_along[1];
 
   // Panels: C~ of each at most the budget (one row's room over at worst, hence the margin).
   const int64_t entry_bytes = int64_t(sizeof(int32_t) + sizeof(V));
@@ -104,6 +111,7 @@ BinnedSpgemm<V>::BinnedSpgemm(const DeviceCsrView<V>& a, const DeviceCsrView<V>&
   if (panels == 1) {  // no search needed, no read back
     panel_rows_ = {0, m};
     panel_caps_ = {0, stats_.temporary_entries};
+    all_rows_ = std::move(all_rows);
   } else {
     binned::PanelBounds bounds = binned::panel_bounds(cap_scan_.as<const int64_t>(), m, panels, context);
     panel_rows_ = std::move(bounds.rows);
@@ -126,8 +134,8 @@ template <typename V>
 DeviceCsr<V> BinnedSpgemm<V>::multiply() {
   const GpuContext& ctx = context_;
   const int64_t m = a_.rows;
-  DeviceBuffer count = buffer_of<int64_t>(m, ctx);
-  DeviceBuffer bin = buffer_of<uint8_t>(m, ctx);
+  DeviceBuffer& count = count_;
+  DeviceBuffer& bin = bin_;
   stats_.panels = 0;
   stats_.bin_rows.fill(0);
   stats_.stage_ms.fill(0);
@@ -135,7 +143,7 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
 
   struct Piece {
     int64_t nnz = 0;
-    DeviceBuffer cols, vals;
+    DeviceBuffer cols, vals, row_ptr;
   };
   std::vector<Piece> pieces;
   for (size_t p = 0; p + 1 < panel_rows_.size(); ++p) {
@@ -148,9 +156,12 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
     StageClock clock(options_.time_stages, ctx.stream);
     clock.mark(kStageBinning);
 
-    // Stage 2.
-    binned::BinnedRows binned_rows = binned::bin_rows(bound_.as<const int64_t>(), a_.row_ptr, r0, r1,
-                                                      bin.as<uint8_t>(), count.as<int64_t>(), ctx);
+    // Stage 2 (done by the constructor when one panel takes all rows).
+    binned::BinnedRows panel_rows;
+    if (!all_rows_)
+      panel_rows = binned::bin_rows(bound_.as<const int64_t>(), a_.row_ptr, r0, r1, bin.as<uint8_t>(),
+                                    count.as<int64_t>(), ctx);
+    const binned::BinnedRows& binned_rows = all_rows_ ? *all_rows_ : panel_rows;
     const int32_t* rows = binned_rows.rows.as<const int32_t>();
     auto rows_of = [&](int key) { return binned_rows.end(key) - binned_rows.begin(key); };
     for (int k : {0, 1, 33, 34, 35, 36, 37}) stats_.bin_rows[size_t(k)] += rows_of(k);
@@ -158,19 +169,26 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
       for (int u = 2; u <= binned::kHeapMaxBound; ++u)
         stats_.bin_rows[size_t(u)] += rows_of(binned::kHeapKeyBase + c * 31 + (u - 2));
 
-    // Stage 3: heap, ESC, merge.
+    // Stage 3: heap, ESC, merge. Rows of u <= 32 by heap class and u range (u <= 8, 16, 32): a
+    // range that needs few warps as groups (8 or 16 lanes per row in registers, a warp per row
+    // above 16) is latency-bound in the heap, whose thread walks u dependent loads; a range that
+    // fills the GPU many times over is cheaper in the heap (fewer instructions per row): options.
     clock.mark(kStageHeap);
     for (int c = 0; c < binned::kHeapClasses; ++c) {
       const int first_key = binned::kHeapKeyBase + c * 31;  // + u - 2: rows ordered by u within a class
-      if (!options_.short_rows_in_registers) {
-        binned::heap_rows(a_, b_, rows, binned_rows.begin(first_key), binned_rows.end(first_key + 30),
-                          binned::heap_capacity(c), t, count.as<int64_t>(), ctx);
-        continue;
-      }
       for (const int lanes : {8, 16, 32}) {  // u in (lanes / 2, lanes], from u = 2
         const int u_first = lanes == 8 ? 2 : lanes / 2 + 1;
-        binned::short_rows(a_, b_, rows, binned_rows.begin(first_key + u_first - 2),
-                           binned_rows.end(first_key + lanes - 2), lanes, t, count.as<int64_t>(), ctx);
+        const int64_t begin = binned_rows.begin(first_key + u_first - 2), end = binned_rows.end(first_key + lanes - 2);
+        if (end == begin) continue;
+        const bool groups = options_.short_rows_in_registers || options_.short_rows_in_warps ||
+                            (end - begin) * lanes <= options_.short_group_warps * 32;
+        if (!groups) {
+          binned::heap_rows(a_, b_, rows, begin, end, binned::heap_capacity(c), t, count.as<int64_t>(), ctx);
+        } else if (options_.short_rows_in_warps || (lanes == 32 && !options_.short_rows_in_registers)) {
+          binned::middle_rows(a_, b_, rows, begin, end, t, count.as<int64_t>(), ctx);
+        } else {
+          binned::short_rows(a_, b_, rows, begin, end, lanes, t, count.as<int64_t>(), ctx);
+        }
       }
     }
     clock.mark(kStageEsc);
@@ -190,6 +208,10 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
       SPARSETC_CUDA_CHECK(cudaMemsetAsync(tally.data(), 0, tally.size(), ctx.stream));
     }
     for (int k = kFirstEscBin; k < kMergeBin; ++k) {
+      if (k == kFirstEscBin && options_.middle_rows_in_warps) {
+        binned::middle_rows(a_, b_, rows, binned_rows.begin(k), binned_rows.end(k), t, count.as<int64_t>(), ctx);
+        continue;
+      }
       if (accumulated == 0 || k < binned::kFirstAccumulatorBin) {
         binned::esc_rows(a_, b_, rows, binned_rows.begin(k), binned_rows.end(k), k, t, count.as<int64_t>(), ctx);
         continue;
@@ -254,19 +276,21 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
         stats_.esc_paths[2] += accumulated > 0 ? c[2] : rows_of(k);
       }
     }
+    piece.row_ptr = std::move(piece_ptr);  // C's row offsets when this panel is all of C
     pieces.push_back(std::move(piece));
   }
 
   DeviceCsr<V> c;
   c.rows = m;
   c.cols = b_.cols;
-  c.row_ptr = buffer_of<int64_t>(m + 1, ctx);
-  binned::exclusive_scan_counts(count.as<const int64_t>(), static_cast<int64_t*>(c.row_ptr.data()), m, ctx);
   for (const Piece& piece : pieces) c.nnz += piece.nnz;
-  if (pieces.size() == 1) {
+  if (pieces.size() == 1 && panel_rows_.size() == 2) {  // one panel of all rows: its piece is C
+    c.row_ptr = std::move(pieces[0].row_ptr);
     c.col_idx = std::move(pieces[0].cols);
     c.values = std::move(pieces[0].vals);
   } else {
+    c.row_ptr = buffer_of<int64_t>(m + 1, ctx);
+    binned::exclusive_scan_counts(count.as<const int64_t>(), static_cast<int64_t*>(c.row_ptr.data()), m, ctx);
     c.col_idx = buffer_of<int32_t>(c.nnz, ctx);
     c.values = buffer_of<V>(c.nnz, ctx);
     int64_t at = 0;

@@ -5,15 +5,17 @@
 // temporary matrix C~ would exceed the memory budget, rows are processed in panels (consecutive row
 // ranges) whose pieces are concatenated. docs/spgemm.md describes the pipeline and its numbers.
 //
-// Host synchronisation points, all documented read-backs of sizes: the product count (stage 1),
-// the panel boundaries, per panel the 39 bin offsets, the overflow count of each merge round (and
-// the new arena's size when rows grew), and the panel's entry count.
+// Host synchronisation points, all documented read-backs of sizes: the product count (stage 1) with
+// the bin offsets of all rows (stage 2), the panel boundaries and per panel its bin offsets when
+// there are several panels, the overflow count of each merge round (and the new arena's size when
+// rows grew), and the panel's entry count.
 //
 // This header is included from .cpp files: no device code.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "formats/raw.hpp"
@@ -21,6 +23,7 @@
 #include "gpu/device_memory.hpp"
 #include "gpu/gpu_context.hpp"
 #include "gpu/spgemm/binned/bins.hpp"
+#include "gpu/spgemm/binned/kernels.hpp"
 #include "sparsetc/sparsetc_types.h"
 
 namespace sparsetc::detail {
@@ -45,10 +48,18 @@ struct BinnedSpgemmOptions {
   // either way.
   bool esc_dense_windows = true;
   bool esc_hash_tables = true;
-  // Rows of u <= 32 (bins 2..32): ESC in registers, a group of 8-32 lanes per row (short_rows.cu),
-  // instead of the paper's heap, a thread per row (heap.cu). The same bits either way; off by
-  // default: measured slower (poisson2d5:1024, H200: 1.21 against 1.07 ms; shuffle-bound).
+  // Rows of u <= 32 (bins 2..32), per heap class and u range (u <= 8, 16, 32): a range of n rows
+  // with n * lanes <= 32 * short_group_warps goes to groups, 8 or 16 lanes per row in registers
+  // (short_rows.cu) for u <= 16, a warp per row (middle_rows.cu) above; larger ranges to the paper's
+  // heap, a thread per row (heap.cu). 0: the heap for all. The same bits every way; docs/spgemm.md
+  // gives the measurements (H200: groups win while the rows fill the GPU a few times at most).
+  int64_t short_group_warps = 32768;
+  // Force every row of u <= 32 into the register groups (8, 16, 32 lanes) or into a warp each.
   bool short_rows_in_registers = false;
+  bool short_rows_in_warps = false;
+  // Rows of bin 33 (u = 33..128): ESC with one warp per row, eight rows a block (middle_rows.cu),
+  // instead of one 32-thread block per row (esc.cu). The same bits either way.
+  bool middle_rows_in_warps = true;
 };
 
 enum BinnedStage { kStageBinning, kStageHeap, kStageEsc, kStageMerge, kStageArrange, kStages };
@@ -85,6 +96,8 @@ class BinnedSpgemm {
   BinnedSpgemmOptions options_;
   GpuContext context_;
   DeviceBuffer bound_, cap_scan_;  // int64 m, int64 m + 1
+  DeviceBuffer bin_, count_;       // uint8 m, int64 m: each row's bin and entry count (bins 0, 1: from stage 2)
+  std::optional<binned::BinnedRows> all_rows_;  // stage 2 of the constructor, when one panel takes all rows
   std::vector<int64_t> panel_rows_, panel_caps_;  // boundaries (rows, and C~ prefix there)
   BinnedSpgemmStats stats_;
 };

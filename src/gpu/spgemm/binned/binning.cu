@@ -1,7 +1,11 @@
 // Stage 2 (paper, Algorithm 3, moved from the host to the GPU): every row of the panel gets its bin
 // from its upper bound; a stable radix sort on the 8-bit sort key (bins.hpp) groups the rows
 // (increasing within a key, so neighbouring threads read neighbouring rows of A); one binary search
-// per key gives the offsets, the only thing read back. Bins 0 and 1 get their final count here.
+// per key gives the offsets, the only thing read back (with stage 1's totals when the plan bins all
+// rows at once: one synchronisation for both). Bins 0 and 1 get their final count here.
+#include <algorithm>
+#include <array>
+
 #include "gpu/spgemm/binned/device_common.cuh"
 
 namespace sparsetc::detail::binned {
@@ -26,8 +30,10 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-__global__ void bin_offsets_kernel(const uint8_t* __restrict__ sorted, int64_t n, int64_t* __restrict__ offsets) {
+__global__ void bin_offsets_kernel(const uint8_t* __restrict__ sorted, int64_t n, const int64_t* __restrict__ along,
+                                   int64_t* __restrict__ offsets) {
   const int b = int(blockIdx.x * blockDim.x + threadIdx.x);
+  if (along != nullptr && b > kSortKeys && b <= kSortKeys + kReadAlong) offsets[b] = along[b - kSortKeys - 1];
   if (b > kSortKeys) return;
   int64_t lo = 0, hi = n;
   while (lo < hi) {
@@ -41,11 +47,15 @@ __global__ void bin_offsets_kernel(const uint8_t* __restrict__ sorted, int64_t n
 }  // namespace
 
 BinnedRows bin_rows(const int64_t* bound, const int64_t* a_row_ptr, int64_t r0, int64_t r1, uint8_t* bin,
-                    int64_t* count, const GpuContext& context) {
+                    int64_t* count, const GpuContext& context, const int64_t* read_along) {
   const int64_t n = r1 - r0;
   BinnedRows out;
   out.rows = gpuconv::buffer_of<int32_t>(n, context);
-  if (n == 0) return out;
+  if (n == 0) {
+    if (read_along != nullptr)
+      copy_device_to_host(out.read_along.data(), read_along, sizeof(int64_t) * kReadAlong, context.stream);
+    return out;
+  }
   DeviceBuffer keys = gpuconv::buffer_of<uint8_t>(n, context), sorted = gpuconv::buffer_of<uint8_t>(n, context);
   DeviceBuffer order = gpuconv::buffer_of<int32_t>(n, context);
   const int64_t ctas = (n + kThreads - 1) / kThreads;
@@ -57,10 +67,17 @@ BinnedRows bin_rows(const int64_t* bound, const int64_t* a_row_ptr, int64_t r0, 
                                              order.as<const int32_t>(), out.rows.as<int32_t>(), n, 0, kKeyBits,
                                              context.stream);
   });
-  DeviceBuffer offsets = gpuconv::buffer_of<int64_t>(kSortKeys + 1, context);
-  bin_offsets_kernel<<<1, 256, 0, context.stream>>>(sorted.as<const uint8_t>(), n, offsets.as<int64_t>());
+  // The offsets and the values read along, one read back.
+  constexpr int kRead = kSortKeys + 1 + kReadAlong;
+  static_assert(kRead <= 256, "one block of 256 threads fills the read-back buffer");
+  DeviceBuffer offsets = gpuconv::buffer_of<int64_t>(kRead, context);
+  bin_offsets_kernel<<<1, 256, 0, context.stream>>>(sorted.as<const uint8_t>(), n, read_along, offsets.as<int64_t>());
   SPARSETC_CUDA_CHECK_LAUNCH();
-  copy_device_to_host(out.offsets.data(), offsets.data(), sizeof(int64_t) * (kSortKeys + 1), context.stream);
+  std::array<int64_t, kRead> host{};
+  copy_device_to_host(host.data(), offsets.data(), sizeof(int64_t) * size_t(read_along != nullptr ? kRead : kSortKeys + 1),
+                      context.stream);
+  std::copy(host.begin(), host.begin() + (kSortKeys + 1), out.offsets.begin());
+  std::copy(host.begin() + (kSortKeys + 1), host.end(), out.read_along.begin());
   return out;
 }
 

@@ -17,8 +17,10 @@
 namespace sparsetc::detail::binned {
 
 // Group 1: bin 0 (u = 0, empty row). Group 2: bin 1 (u = 1, one product, written at arrange).
-// Group 3: bins 2..32, one per u, heap method with one thread per row (u <= warp size, as in the paper).
-// Group 4: bins 33..36, bitonic ESC with one block per row in shared memory.
+// Group 3: bins 2..32, one per u, heap method with one thread per row (u <= warp size, as in the paper),
+//          or ESC in register groups when a u range has few rows (BinnedSpgemmOptions::short_group_warps).
+// Group 4: bins 33..36, ESC: bin 33 one warp per row (middle_rows.cu), bins 34..36 the accumulators,
+//          then ESC with one block per row in shared memory.
 // Group 5: bin 37, merge path, one block per row, progressive capacity.
 constexpr int kBins = 38;
 constexpr int kHeapMaxBound = 32;
@@ -37,7 +39,7 @@ static_assert(kEscBound[0] == 128 && kEscBound[1] == 512 && kEscBound[2] == 2048
 // ESC rows of bins 34..36 first go to the shared-memory accumulators (accumulators.cu, one warp a
 // row) when they average at least 16 products per row of B met: a dense window when the rows of B
 // they meet span at most dense_window_columns columns, a hash table of up to kHashSlots slots when
-// u <= kHashSlots and the bin's rows hashed so far compress at least 2:1; the others take the ESC
+// u <= kHashSlots and the bin's rows hashed so far compress at least 4:1; the others take the ESC
 // sort (docs/spgemm.md gives the measurements behind the rule). A warp's
 // scratch holds the table (keys, values, sorted columns) or, in the same bytes, the window (values
 // and one flag bit per column): fp32 12 KB (2976 columns), fp64 16 KB (2016 columns).

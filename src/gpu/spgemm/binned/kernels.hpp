@@ -42,13 +42,11 @@ struct MergeRow {
 };
 
 // ---- Stage 1: bound[i] = products of row i of A with B, and cap_scan[0..rows] = exclusive scan of
-// the rows' C~ room (bins.hpp). Returns the sum of the bounds and cap_scan[rows] (one read back).
-struct BoundTotals {
-  int64_t products = 0, room = 0;
-};
+// the rows' C~ room (bins.hpp). Returns a device array of 2 int64: the sum of the bounds and
+// cap_scan[rows], for the caller to read back (with bin_rows' offsets: no synchronisation here).
 template <typename V>
-BoundTotals upper_bounds(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, int64_t merge_initial, int64_t* bound,
-                         int64_t* cap_scan, const GpuContext& context);
+DeviceBuffer upper_bounds(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, int64_t merge_initial, int64_t* bound,
+                          int64_t* cap_scan, const GpuContext& context);
 
 // Row boundaries of `panels` panels of nearly equal C~ room: the first row whose cap_scan reaches
 // p * total / panels, for p = 0..panels, and cap_scan there (one read back: a synchronisation point).
@@ -59,15 +57,18 @@ PanelBounds panel_bounds(const int64_t* cap_scan, int64_t rows, int64_t panels, 
 
 // ---- Stage 2: rows [r0, r1) into the 38 bins. Writes bin[i] and count[i] for bins 0 and 1;
 // rows (int32, relative to r0) grouped by sort_key (bins.hpp), increasing within a key;
-// offsets[key]..offsets[key + 1] delimit a key's rows (read back: a synchronisation point).
+// offsets[key]..offsets[key + 1] delimit a key's rows (read back: a synchronisation point, which
+// also reads the kReadAlong int64 at read_along, when given, into read_along of the result).
+constexpr int kReadAlong = 2;
 struct BinnedRows {
   std::array<int64_t, kSortKeys + 1> offsets{};
+  std::array<int64_t, kReadAlong> read_along{};
   DeviceBuffer rows;  // int32, r1 - r0
   int64_t begin(int key) const { return offsets[size_t(key)]; }
   int64_t end(int key) const { return offsets[size_t(key + 1)]; }
 };
 BinnedRows bin_rows(const int64_t* bound, const int64_t* a_row_ptr, int64_t r0, int64_t r1, uint8_t* bin,
-                    int64_t* count, const GpuContext& context);
+                    int64_t* count, const GpuContext& context, const int64_t* read_along = nullptr);
 
 // ---- Stage 3. Every kernel takes the rows rows[begin, end) (relative to r0) of one bin or bin
 // range, writes row i's sorted, duplicate-free entries at C~ offset cap_scan[i] - cap_scan[r0] and
@@ -89,6 +90,12 @@ void heap_rows(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int32
 template <typename V>
 void short_rows(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int32_t* rows, int64_t begin, int64_t end,
                 int lanes, const Temporary& t, int64_t* count, const GpuContext& context);
+
+// Rows of u <= 128 (bin 33, or heap bins) by ESC with one warp per row (middle_rows.cu): each lane
+// gathers its own products, the warp sorts 32, 64 or 128 keys in registers; the bits of esc_rows.
+template <typename V>
+void middle_rows(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int32_t* rows, int64_t begin,
+                 int64_t end, const Temporary& t, int64_t* count, const GpuContext& context);
 
 // Bitonic ESC (bins 33..36): one block per row, the sort in shared memory. listed (optional, device):
 // only rows[begin, begin + *listed) are taken (the rows the accumulators left; end - begin blocks

@@ -67,8 +67,8 @@ unsigned grid_for(int64_t work, int64_t per_cta) {
 }  // namespace
 
 template <typename V>
-BoundTotals upper_bounds(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, int64_t merge_initial, int64_t* bound,
-                         int64_t* cap_scan, const GpuContext& context) {
+DeviceBuffer upper_bounds(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, int64_t merge_initial, int64_t* bound,
+                          int64_t* cap_scan, const GpuContext& context) {
   const int64_t rows = a.rows;
   DeviceBuffer capacity = gpuconv::buffer_of<int64_t>(rows, context);
   DeviceBuffer totals = gpuconv::buffer_of<int64_t>(3, context);  // products, room, and the reduce's output
@@ -88,9 +88,7 @@ BoundTotals upper_bounds(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, i
   gpuconv::exclusive_scan_total(capacity.as<const int64_t>(), cap_scan, rows, context);
   totals_kernel<<<1, 1, 0, context.stream>>>(totals.as<const int64_t>() + 2, cap_scan, rows, totals.as<int64_t>());
   SPARSETC_CUDA_CHECK_LAUNCH();
-  int64_t host[2];
-  copy_device_to_host(host, totals.data(), sizeof host, context.stream);
-  return {host[0], host[1]};
+  return totals;
 }
 
 PanelBounds panel_bounds(const int64_t* cap_scan, int64_t rows, int64_t panels, const GpuContext& context) {
@@ -106,9 +104,9 @@ PanelBounds panel_bounds(const int64_t* cap_scan, int64_t rows, int64_t panels, 
   return bounds;
 }
 
-template BoundTotals upper_bounds<float>(const DeviceCsrView<float>&, const DeviceCsrView<float>&, int64_t, int64_t*,
-                                        int64_t*, const GpuContext&);
-template BoundTotals upper_bounds<double>(const DeviceCsrView<double>&, const DeviceCsrView<double>&, int64_t,
-                                         int64_t*, int64_t*, const GpuContext&);
+template DeviceBuffer upper_bounds<float>(const DeviceCsrView<float>&, const DeviceCsrView<float>&, int64_t,
+                                          int64_t*, int64_t*, const GpuContext&);
+template DeviceBuffer upper_bounds<double>(const DeviceCsrView<double>&, const DeviceCsrView<double>&, int64_t,
+                                           int64_t*, int64_t*, const GpuContext&);
 
 }  // namespace sparsetc::detail::binned
