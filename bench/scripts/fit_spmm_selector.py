@@ -244,7 +244,12 @@ def fit(cases):
         for t in TYPES:
             for n in NS:
                 sub = [c for c in cases if c.t == t and n_bucket(c.n) == n]
-                grid_search(p, sub, ["skew_rows", "kernel_mean"], [GRID_SKEW, GRID_MEAN], (t, n))
+                # ALG2/ALG3 below the skew threshold jointly with the kernel rules: which cuSPARSE
+                # algorithm the kernel competes with decides where the kernel should take over. On a
+                # tie the choice of fit_cusparse (ALG2 against ALG3 on all the regular rows) stays.
+                current = p["alg2"][(t, n)]
+                grid_search(p, sub, ["skew_rows", "kernel_mean", "alg2"], [GRID_SKEW, GRID_MEAN, [not current, current]],
+                            (t, n))
                 grid_search(p, sub, ["ssf"], [GRID_SSF], (t, n))
             if t != "f32":  # one fill threshold up to N = 128, one beyond: few points win on the tensor cores
                 for group in TC_GROUPS:

@@ -30,14 +30,16 @@ constexpr Table kTensorCoreFill = {{kNever, kNever, kNever, kNever}, {0.2, 0.2, 
 constexpr Table kTiledSsf = {{kNever, kNever, kNever, 2000}, {kNever, kNever, kNever, kNever}};
 // 3. Our kernel when the longest row reaches this: cuSPARSE's CSR_ALG3 collapses on skewed rows
 //    (f16 lp_osa_60: 15.6 ms against 0.12 ms with ALG2) and ALG2 is slow at narrow B.
-constexpr Table kSkewedRows = {{100, 500, kNever, kNever}, {500, 500, 700, kNever}};
-// 4. Our kernel when the mean row is at most this long: short rows at narrow B, rows up to 256
-//    (N = 128) and 128 (N = 512) at fp32 (the wide-B schedule), and at half precision up to
-//    16 / 8 / 4 / 32 entries (the packed 16-bit loads of the second round).
-constexpr Table kKernelMeanRow = {{8, 4, 256, 128}, {16, 8, 4, 32}};
+constexpr Table kSkewedRows = {{100, 500, 5000, kNever}, {500, 500, 700, kNever}};
+// 4. Our kernel when the mean row is at most this long: short rows at narrow B; at fp32 rows up to
+//    16 (N = 128: cuSPARSE's ALG3 is faster on FEM and collaboration rows of 20-40, bcsstk17,
+//    ca-AstroPh) and 128 (N = 512, the 8-column wide-B schedule); at half precision up to
+//    16 / 8 / 4 / 32 entries (the packed 16-bit loads). The fit chooses these jointly with ALG2/ALG3
+//    (kAlg2ByN) and the skew rule: the kernel takes over where it beats the algorithm it competes with.
+constexpr Table kKernelMeanRow = {{8, 4, 16, 128}, {16, 8, 4, 32}};
 // 5. cuSPARSE: CSR_ALG2 when the longest row reaches this (per type class), else per N bucket.
 constexpr double kAlg3SkewedRows[2] = {1000, 500};
-constexpr bool kAlg2ByN[2][4] = {{false, false, true, true}, {false, false, false, true}};
+constexpr bool kAlg2ByN[2][4] = {{false, false, false, true}, {false, false, false, true}};
 // Our kernel over the non-empty rows only (DCSR) when this fraction of the rows is empty. Not
 // identifiable from the data (the two kernels are within 10% on every timed matrix); the DCSR
 // paper's reason to skip empty rows.

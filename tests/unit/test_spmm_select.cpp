@@ -120,10 +120,10 @@ TEST(SpmmSelect, ShortRowsGoToOurKernel) {
   c = select_spmm(f);
   EXPECT_EQ(c.path, SpmmPath::Cusparse);
   EXPECT_TRUE(says(c, "rule 5 (cuSPARSE CSR_ALG3)")) << c.reason;
-  // f32 at wide B: every mean row up to 256 (N = 128) and 128 (N = 512).
-  f = regular(SPARSETC_VALUE_F32, 128, 256, 300);
+  // f32 at wide B: mean rows up to 16 (N = 128) and 128 (N = 512).
+  f = regular(SPARSETC_VALUE_F32, 128, 16, 30);
   EXPECT_EQ(select_spmm(f).path, SpmmPath::Csr);
-  f.row_length_mean = 257;
+  f.row_length_mean = 16.5;
   EXPECT_EQ(select_spmm(f).path, SpmmPath::Cusparse);
   f = regular(SPARSETC_VALUE_F32, 512, 128, 300);
   EXPECT_EQ(select_spmm(f).path, SpmmPath::Csr);
@@ -170,12 +170,16 @@ TEST(SpmmSelect, CusparseAlgorithmBySkewAndN) {
   EXPECT_EQ(c.path, SpmmPath::Cusparse);
   EXPECT_EQ(c.cusparse_algorithm, CusparseCsrAlgorithm::Alg2);
   EXPECT_TRUE(says(c, "ALG3 collapses on skewed rows")) << c.reason;
-  // f32: from 1000; beyond N = 64 ALG2 whatever the rows.
+  // f32: from 1000; ALG3 up to N = 256 below it, ALG2 beyond whatever the rows.
   f = regular(SPARSETC_VALUE_F32, 32, 50, 999);
   EXPECT_EQ(select_cusparse_algorithm(f), CusparseCsrAlgorithm::Alg3);
   f.row_length_max = 1000;
   EXPECT_EQ(select_cusparse_algorithm(f), CusparseCsrAlgorithm::Alg2);
-  f = regular(SPARSETC_VALUE_F32, 65, 300, 310);
+  f = regular(SPARSETC_VALUE_F32, 128, 40, 60);
+  c = select_spmm(f);
+  EXPECT_EQ(c.path, SpmmPath::Cusparse);
+  EXPECT_EQ(c.cusparse_algorithm, CusparseCsrAlgorithm::Alg3);
+  f = regular(SPARSETC_VALUE_F32, 257, 300, 310);
   c = select_spmm(f);
   EXPECT_EQ(c.path, SpmmPath::Cusparse);
   EXPECT_EQ(c.cusparse_algorithm, CusparseCsrAlgorithm::Alg2);
