@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "formats/sparse.hpp"
 #include "gpu/allocators.hpp"
 #include "gpu/gpu_context.hpp"
 
@@ -115,6 +117,24 @@ inline std::vector<std::string> env_list(const char* name, std::vector<std::stri
   std::stringstream in(env);
   for (std::string item; std::getline(in, item, ',');) out.push_back(item);
   return out;
+}
+
+// A float64 host matrix with its values converted to V (float or double).
+template <typename V>
+sparsetc::detail::CsrMatrix<V> values_as(const sparsetc::detail::CsrMatrix<double>& m) {
+  sparsetc::detail::CsrMatrix<V> out;
+  out.rows = m.rows;
+  out.cols = m.cols;
+  out.row_ptr = m.row_ptr;
+  out.col_idx = m.col_idx;
+  out.values.assign(m.values.begin(), m.values.end());
+  return out;
+}
+
+// |m| entry by entry: the product |A||B| bounds the rounding error of A B.
+inline sparsetc::detail::CsrMatrix<double> absolute(sparsetc::detail::CsrMatrix<double> m) {
+  for (double& x : m.values) x = std::fabs(x);
+  return m;
 }
 
 }  // namespace sparsetc_test

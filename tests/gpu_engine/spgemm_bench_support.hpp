@@ -7,10 +7,60 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace spgemm_bench {
+
+// Why a benchmark does not run here (not asked for with SPARSETC_BENCH=1, or no device), or
+// nullptr when it runs: `if (const char* why = skip_reason()) GTEST_SKIP() << why;`.
+inline const char* skip_reason() {
+  const char* flag = std::getenv("SPARSETC_BENCH");
+  if (!flag || std::string(flag) != "1") return "set SPARSETC_BENCH=1 to run";
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    cudaGetLastError();
+    return "no CUDA device";
+  }
+  return nullptr;
+}
+
+// SPARSETC_BENCH_RUNS (default 10).
+inline int runs_from_environment() {
+  const char* runs = std::getenv("SPARSETC_BENCH_RUNS");
+  return runs ? std::atoi(runs) : 10;
+}
+
+// What the SpGEMM benchmarks against cuSPARSE share: the device's properties, a non-blocking
+// stream, a cuSPARSE handle on it, and the default memory pool kept warm (release threshold
+// raised: cuSPARSE's allocations from it are its best case).
+struct CusparseBench {
+  int runs = runs_from_environment();
+  cudaDeviceProp prop{};
+  cudaStream_t stream = nullptr;
+  cusparseHandle_t handle = nullptr;
+  bool ready = false;  // stream and handle made
+
+  CusparseBench() {
+    cudaGetDeviceProperties(&prop, 0);
+    if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) return;
+    if (cusparseCreate(&handle) != CUSPARSE_STATUS_SUCCESS) return;
+    cusparseSetStream(handle, stream);
+    cudaMemPool_t pool;
+    cudaDeviceGetDefaultMemPool(&pool, 0);
+    uint64_t threshold = UINT64_MAX;
+    cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold);
+    ready = true;
+  }
+  ~CusparseBench() {
+    if (handle) cusparseDestroy(handle);
+    if (stream) cudaStreamDestroy(stream);
+  }
+  CusparseBench(const CusparseBench&) = delete;
+  CusparseBench& operator=(const CusparseBench&) = delete;
+};
 
 // Median of `runs` event-timed calls of f after one untimed call; -1 when a call fails.
 inline double median_ms(cudaStream_t stream, int runs, const std::function<bool()>& f) {

@@ -32,6 +32,8 @@ namespace {
 
 namespace sd = sparsetc::detail;
 using sd::CsrMatrix;
+using sparsetc_test::absolute;
+using sparsetc_test::values_as;
 
 
 class BinnedSpgemm : public sparsetc_test::PoisonedGpuTest {};
@@ -70,22 +72,6 @@ CsrMatrix<double> rounded(CsrMatrix<double> m) {
   return m;
 }
 
-template <typename V>
-CsrMatrix<V> as(const CsrMatrix<double>& m) {
-  CsrMatrix<V> out;
-  out.rows = m.rows;
-  out.cols = m.cols;
-  out.row_ptr = m.row_ptr;
-  out.col_idx = m.col_idx;
-  out.values.assign(m.values.begin(), m.values.end());
-  return out;
-}
-
-CsrMatrix<double> absolute(CsrMatrix<double> m) {
-  for (double& x : m.values) x = std::fabs(x);
-  return m;
-}
-
 std::vector<int64_t> row_bounds(const CsrMatrix<double>& a, const CsrMatrix<double>& b) {
   std::vector<int64_t> u(size_t(a.rows), 0);
   for (int64_t i = 0; i < a.rows; ++i)
@@ -107,7 +93,7 @@ struct Result {
 template <typename V>
 Result<V> multiply(const CsrMatrix<double>& a, const CsrMatrix<double>& b, const sd::GpuContext& ctx,
                 sd::BinnedSpgemmOptions options = {}) {
-  const sd::DeviceCsr<V> da = sd::csr_to_device(as<V>(a), ctx), db = sd::csr_to_device(as<V>(b), ctx);
+  const sd::DeviceCsr<V> da = sd::csr_to_device(values_as<V>(a), ctx), db = sd::csr_to_device(values_as<V>(b), ctx);
   sd::BinnedSpgemm<V> spgemm(da.view(), db.view(), options, ctx);
   const sd::DeviceCsr<V> c = spgemm.multiply();
   Result<V> result{sd::csr_to_host(c.view(), ctx.stream), spgemm.stats()};
@@ -455,7 +441,7 @@ void check_accumulators(BinnedSpgemm& t, const CsrMatrix<double>& a0, const CsrM
   EXPECT_EQ(sorted.stats.esc_paths[0] + sorted.stats.esc_paths[1], 0);
   EXPECT_TRUE(bitwise_equal(sorted.c, run.c)) << "accumulators against the ESC sort, seed " << seed;
 
-  const sd::DeviceCsr<V> da = sd::csr_to_device(as<V>(a), ctx), db = sd::csr_to_device(as<V>(b), ctx);
+  const sd::DeviceCsr<V> da = sd::csr_to_device(values_as<V>(a), ctx), db = sd::csr_to_device(values_as<V>(b), ctx);
   const sd::DeviceCsr<V> pattern = sd::csr_to_device(run.c, ctx);
   sd::DeviceBuffer values(size_t(pattern.nnz) * sizeof(V), ctx);
   sd::binned_numeric(da.view(), db.view(), pattern.view(), values.as<V>(), ctx);

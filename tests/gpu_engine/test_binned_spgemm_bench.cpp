@@ -58,25 +58,13 @@ std::vector<std::string> specs() {
 }
 
 TEST(BinnedSpgemmBench, AgainstCusparse) {
-  const char* flag = std::getenv("SPARSETC_BENCH");
-  if (!flag || std::string(flag) != "1") GTEST_SKIP() << "set SPARSETC_BENCH=1 to run";
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    cudaGetLastError();
-    GTEST_SKIP() << "no CUDA device";
-  }
-  const int runs = std::getenv("SPARSETC_BENCH_RUNS") ? std::atoi(std::getenv("SPARSETC_BENCH_RUNS")) : 10;
-  cudaDeviceProp prop{};
-  cudaGetDeviceProperties(&prop, 0);
-  cudaStream_t stream;
-  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
-  cusparseHandle_t handle;
-  ASSERT_EQ(cusparseCreate(&handle), CUSPARSE_STATUS_SUCCESS);
-  cusparseSetStream(handle, stream);
-  cudaMemPool_t pool;
-  cudaDeviceGetDefaultMemPool(&pool, 0);
-  uint64_t threshold = UINT64_MAX;
-  cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold);
+  if (const char* why = spgemm_bench::skip_reason()) GTEST_SKIP() << why;
+  spgemm_bench::CusparseBench bench;
+  ASSERT_TRUE(bench.ready) << "no stream or cuSPARSE handle";
+  const int runs = bench.runs;
+  const cudaDeviceProp& prop = bench.prop;
+  cudaStream_t stream = bench.stream;
+  cusparseHandle_t handle = bench.handle;
   sd::PoolAllocator our_pool(0);
   sd::TrackingAllocator tracking;
   tracking.set_source(&our_pool);
@@ -240,22 +228,14 @@ TEST(BinnedSpgemmBench, AgainstCusparse) {
   if (counted > 0)
     std::printf("geometric mean speedup over the best cuSPARSE: %.2fx (lowest %.2fx) over %d matrices\n",
                 std::exp(log_sum / counted), worst, counted);
-  cusparseDestroy(handle);
-  cudaStreamDestroy(stream);
 }
 
 // The AMG Galerkin product P^T (A P) for the 3D 27-point Poisson matrix (64^3) with the
 // piecewise-constant prolongator of 3x3x3 aggregates: the full product (both SpGEMMs with all their
 // allocations, from canonical device CSR) against numeric-only reuse of both patterns.
 TEST(BinnedSpgemmBench, GalerkinReuse) {
-  const char* flag = std::getenv("SPARSETC_BENCH");
-  if (!flag || std::string(flag) != "1") GTEST_SKIP() << "set SPARSETC_BENCH=1 to run";
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    cudaGetLastError();
-    GTEST_SKIP() << "no CUDA device";
-  }
-  const int runs = std::getenv("SPARSETC_BENCH_RUNS") ? std::atoi(std::getenv("SPARSETC_BENCH_RUNS")) : 10;
+  if (const char* why = spgemm_bench::skip_reason()) GTEST_SKIP() << why;
+  const int runs = spgemm_bench::runs_from_environment();
   cudaStream_t stream;
   ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
   sd::PoolAllocator pool(0);

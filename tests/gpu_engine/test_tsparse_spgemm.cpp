@@ -33,6 +33,8 @@ namespace {
 
 namespace sd = sparsetc::detail;
 using sd::CsrMatrix;
+using sparsetc_test::absolute;
+using sparsetc_test::values_as;
 using sd::TileArithmetic;
 using sd::TileCountMethod;
 
@@ -69,22 +71,6 @@ CsrMatrix<double> random_rows(int64_t rows, int64_t cols, const std::vector<int6
   return m;
 }
 
-template <typename V>
-CsrMatrix<V> as(const CsrMatrix<double>& m) {
-  CsrMatrix<V> out;
-  out.rows = m.rows;
-  out.cols = m.cols;
-  out.row_ptr = m.row_ptr;
-  out.col_idx = m.col_idx;
-  out.values.assign(m.values.begin(), m.values.end());
-  return out;
-}
-
-CsrMatrix<double> absolute(CsrMatrix<double> m) {
-  for (double& x : m.values) x = std::fabs(x);
-  return m;
-}
-
 CsrMatrix<double> with_values(CsrMatrix<double> m, double value) {
   std::fill(m.values.begin(), m.values.end(), value);
   return m;
@@ -101,7 +87,7 @@ struct Product {
 template <typename V>
 Product<V> multiply(const CsrMatrix<double>& a, const CsrMatrix<double>& b, TileArithmetic arithmetic,
                     const sd::GpuContext& ctx, TileCountMethod count = TileCountMethod::kBitwise) {
-  const sd::DeviceCsr<V> da = sd::csr_to_device(as<V>(a), ctx), db = sd::csr_to_device(as<V>(b), ctx);
+  const sd::DeviceCsr<V> da = sd::csr_to_device(values_as<V>(a), ctx), db = sd::csr_to_device(values_as<V>(b), ctx);
   const sd::TileOperand ta = sd::make_tile_operand(da.view(), arithmetic, "A", ctx);
   const sd::TileOperand tb = sd::make_tile_operand(db.view(), arithmetic, "B", ctx);
   sd::TsparseSpgemmOptions options;
@@ -211,7 +197,7 @@ Operands dense_blocks(uint64_t seed) {
 TEST_F(TsparseSpgemm, CulledPairCountMatchesTheHostAndCullingRemovesPairs) {
   const sd::GpuContext ctx = context();
   const Operands m = scattered(sparsetc_test::fresh_seed());
-  const sd::DeviceCsr<float> da = sd::csr_to_device(as<float>(m.a), ctx), db = sd::csr_to_device(as<float>(m.b), ctx);
+  const sd::DeviceCsr<float> da = sd::csr_to_device(values_as<float>(m.a), ctx), db = sd::csr_to_device(values_as<float>(m.b), ctx);
   const sd::TileOperand ta = sd::make_tile_operand(da.view(), TileArithmetic::kF16, "A", ctx);
   const sd::TileOperand tb = sd::make_tile_operand(db.view(), TileArithmetic::kF16, "B", ctx);
   const sd::TilePairCount count = sd::count_tile_pairs(ta, tb, ctx);
@@ -228,8 +214,8 @@ TEST_F(TsparseSpgemm, BothCountingKernelsGiveTheTilesOfTheStructuralProduct) {
   const sd::GpuContext ctx = context();
   for (const Operands& m : {scattered(sparsetc_test::fresh_seed()), dense_blocks(sparsetc_test::fresh_seed())}) {
     const auto want = sd::csr_to_bitmap_tiles(sd::cpu_spgemm(m.a, m.b, 0));
-    const sd::DeviceCsr<float> da = sd::csr_to_device(as<float>(m.a), ctx),
-                               db = sd::csr_to_device(as<float>(m.b), ctx);
+    const sd::DeviceCsr<float> da = sd::csr_to_device(values_as<float>(m.a), ctx),
+                               db = sd::csr_to_device(values_as<float>(m.b), ctx);
     const sd::TileOperand ta = sd::make_tile_operand(da.view(), TileArithmetic::kF16, "A", ctx);
     const sd::TileOperand tb = sd::make_tile_operand(db.view(), TileArithmetic::kF16, "B", ctx);
     const sd::TilePairCount count = sd::count_tile_pairs(ta, tb, ctx);
@@ -426,7 +412,7 @@ TEST_F(TsparseSpgemm, Fp16RangeErrorNamesBf16) {
   CsrMatrix<double> a = random_rows(40, 40, {3, 5}, sparsetc_test::fresh_seed());
   a.values[a.values.size() / 2] = 1e5;
   const sd::GpuContext ctx = context();
-  const sd::DeviceCsr<float> da = sd::csr_to_device(as<float>(a), ctx);
+  const sd::DeviceCsr<float> da = sd::csr_to_device(values_as<float>(a), ctx);
   try {
     sd::make_tile_operand(da.view(), TileArithmetic::kF16, "A", ctx);
     ADD_FAILURE() << "no error for a value beyond the fp16 range";
@@ -443,7 +429,7 @@ TEST_F(TsparseSpgemm, Fp16RangeErrorNamesBf16) {
 TEST_F(TsparseSpgemm, RepeatedMultiplicationIsBitIdentical) {
   const Operands m = dense_blocks(sparsetc_test::fresh_seed());
   const sd::GpuContext ctx = context();
-  const sd::DeviceCsr<float> da = sd::csr_to_device(as<float>(m.a), ctx), db = sd::csr_to_device(as<float>(m.b), ctx);
+  const sd::DeviceCsr<float> da = sd::csr_to_device(values_as<float>(m.a), ctx), db = sd::csr_to_device(values_as<float>(m.b), ctx);
   const sd::TileOperand ta = sd::make_tile_operand(da.view(), TileArithmetic::kF16, "A", ctx);
   const sd::TileOperand tb = sd::make_tile_operand(db.view(), TileArithmetic::kF16, "B", ctx);
   sd::TsparseSpgemm<float> spgemm(ta, tb, {}, ctx);

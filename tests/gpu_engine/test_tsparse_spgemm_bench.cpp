@@ -202,25 +202,13 @@ ModeResult run_mode(const Mode& mode, const sd::RawSparse& raw, const sd::CsrMat
 }
 
 TEST(TsparseSpgemmBench, AgainstCusparseAndBinned) {
-  const char* flag = std::getenv("SPARSETC_BENCH");
-  if (!flag || std::string(flag) != "1") GTEST_SKIP() << "set SPARSETC_BENCH=1 to run";
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    cudaGetLastError();
-    GTEST_SKIP() << "no CUDA device";
-  }
-  const int runs = std::getenv("SPARSETC_BENCH_RUNS") ? std::atoi(std::getenv("SPARSETC_BENCH_RUNS")) : 10;
-  cudaDeviceProp prop{};
-  cudaGetDeviceProperties(&prop, 0);
-  cudaStream_t stream;
-  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
-  cusparseHandle_t handle;
-  ASSERT_EQ(cusparseCreate(&handle), CUSPARSE_STATUS_SUCCESS);
-  cusparseSetStream(handle, stream);
-  cudaMemPool_t pool;
-  cudaDeviceGetDefaultMemPool(&pool, 0);
-  uint64_t threshold = UINT64_MAX;
-  cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold);
+  if (const char* why = spgemm_bench::skip_reason()) GTEST_SKIP() << why;
+  spgemm_bench::CusparseBench bench;
+  ASSERT_TRUE(bench.ready) << "no stream or cuSPARSE handle";
+  const int runs = bench.runs;
+  const cudaDeviceProp& prop = bench.prop;
+  cudaStream_t stream = bench.stream;
+  cusparseHandle_t handle = bench.handle;
   sd::PoolAllocator our_pool(0);
   const sd::GpuContext ctx{stream, &our_pool};
 
@@ -352,8 +340,6 @@ TEST(TsparseSpgemmBench, AgainstCusparseAndBinned) {
       std::printf("%-13s geometric mean vs best cuSPARSE %.2fx (%d matrices), vs binned %.2fx\n", kModes[q].name,
                   std::exp(log_cs[size_t(q)] / counted[size_t(q)]), counted[size_t(q)],
                   counted_binned[size_t(q)] ? std::exp(log_binned[size_t(q)] / counted_binned[size_t(q)]) : 0.0);
-  cusparseDestroy(handle);
-  cudaStreamDestroy(stream);
 }
 
 }  // namespace
