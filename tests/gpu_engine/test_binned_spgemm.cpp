@@ -253,10 +253,15 @@ TEST_F(BinnedSpgemm, BitwiseIdenticalAcrossRepeatsPanelsGrowthAndNumericReuse) {
 
   sd::BinnedSpgemmOptions tight;
   tight.merge_initial_capacity = 16;  // every merge row checkpoints and grows several times
+  tight.block_dense = false;          // (the merge path; the block dense accumulator grows once)
   const Result<double> grown = multiply<double>(o.a, o.b, context(), tight);
   EXPECT_GE(grown.stats.grow_rounds, 3);
   EXPECT_GE(grown.stats.grown_rows, grown.stats.bin_rows[sd::binned::kMergeBin]);
   EXPECT_TRUE(bitwise_equal(grown.c, first.c)) << "grown, seed " << seed;
+  tight.block_dense = true;
+  const Result<double> counted = multiply<double>(o.a, o.b, context(), tight);
+  EXPECT_EQ(counted.stats.grow_rounds, 1);
+  EXPECT_TRUE(bitwise_equal(counted.c, first.c)) << "counted and grown once, seed " << seed;
 
   // Numeric-only on the kept pattern: same bits; and for new values, the same bits as a full product.
   const sd::GpuContext ctx = context();
@@ -282,12 +287,16 @@ TEST_F(BinnedSpgemm, BitwiseIdenticalAcrossRepeatsPanelsGrowthAndNumericReuse) {
 }
 
 // Band rows of 201 entries: u = 201^2 > 8192 with a 401-column window, the merge kernel's dense
-// mode; against the reference, and bit for bit against numeric-only (a different kernel).
+// mode (the block dense accumulator off); against the reference, and bit for bit against
+// numeric-only (a different kernel) and the block dense accumulator.
 TEST_F(BinnedSpgemm, DenseWindowRowsMatchReferenceAndNumericReuse) {
   const uint64_t seed = sparsetc_test::fresh_seed();
   CsrMatrix<double> a = sd::generate_band(3001, 100, seed), b = sd::generate_band(3001, 100, seed + 1);
   for (size_t p = 0; p < a.values.size(); p += 7) a.values[p] = 0;  // explicit zeros stay in the pattern
-  const Result<double> run = multiply<double>(a, b, context());
+  sd::BinnedSpgemmOptions paper;
+  paper.block_dense = false;
+  const Result<double> run = multiply<double>(a, b, context(), paper);
+  EXPECT_TRUE(bitwise_equal(multiply<double>(a, b, context()).c, run.c)) << "block dense, seed " << seed;
   EXPECT_GT(run.stats.bin_rows[sd::binned::kMergeBin], 2000);
   EXPECT_TRUE(matches_reference(run.c, a, b)) << "seed " << seed;
   const sd::GpuContext ctx = context();
@@ -298,17 +307,17 @@ TEST_F(BinnedSpgemm, DenseWindowRowsMatchReferenceAndNumericReuse) {
   CsrMatrix<double> reused = run.c;
   sd::copy_device_to_host(reused.values.data(), values.data(), values.size(), stream_);
   EXPECT_TRUE(bitwise_equal(reused, run.c)) << "seed " << seed;
-  const Result<float> single = multiply<float>(rounded<float>(a), rounded<float>(b), context());
+  const Result<float> single = multiply<float>(rounded<float>(a), rounded<float>(b), context(), paper);
   EXPECT_TRUE(matches_reference(single.c, rounded<float>(a), rounded<float>(b))) << "seed " << seed;
 
   // Wide windows (results spread over 9000 columns, rows of B of 300): the global dense windows,
   // some results longer than the initial 4096-entry region (waiting, grown, redone); against the
   // reference, numeric-only and the merge path (windows off), bit for bit.
   const CsrMatrix<double> wa = random_rows(400, 3000, {40, 60}, seed + 2), wb = random_rows(3000, 9001, {300}, seed + 3);
-  const Result<double> wide = multiply<double>(wa, wb, context());
+  const Result<double> wide = multiply<double>(wa, wb, context(), paper);
   EXPECT_TRUE(matches_reference(wide.c, wa, wb)) << "seed " << seed;
   EXPECT_GT(wide.stats.grow_rounds, 0);
-  sd::BinnedSpgemmOptions no_windows;
+  sd::BinnedSpgemmOptions no_windows = paper;
   no_windows.global_windows = false;
   EXPECT_TRUE(bitwise_equal(multiply<double>(wa, wb, context(), no_windows).c, wide.c)) << "seed " << seed;
   const sd::DeviceCsr<double> dwa = sd::csr_to_device(wa, ctx), dwb = sd::csr_to_device(wb, ctx);
@@ -319,6 +328,80 @@ TEST_F(BinnedSpgemm, DenseWindowRowsMatchReferenceAndNumericReuse) {
   sd::copy_device_to_host(wide_reused.values.data(), wide_values.data(), wide_values.size(), stream_);
   EXPECT_TRUE(bitwise_equal(wide_reused, wide.c)) << "seed " << seed;
 }
+
+// The block dense accumulator (block_dense.cu): ESC rows of bins 35/36 whose columns span too
+// wide for a warp's window and that are too long to hash (u ~ 600-2400 over 20011 columns), and
+// merge rows (u ~ 12000-18000 over 9001 columns, results longer than their first region: counted,
+// grown, redone). Against the reference and, bit for bit, against the paper's kernels (ESC sort,
+// merge path), in many passes over B's columns (a small shared-memory budget), after the growth of
+// every merge row, and numeric-only reuse.
+template <typename V>
+void check_block_dense(BinnedSpgemm& t) {
+  const uint64_t seed = sparsetc_test::fresh_seed();
+  const sd::GpuContext ctx = t.context();
+  const CsrMatrix<double> ea = rounded<V>(random_rows(501, 3000, {0, 20, 33, 41}, seed)),
+                          eb = rounded<V>(random_rows(3000, 20011, {0, 30, 59}, seed + 1));
+  const CsrMatrix<double> ma = rounded<V>(random_rows(203, 3000, {40, 60}, seed + 2)),
+                          mb = rounded<V>(random_rows(3000, 9001, {300}, seed + 3));
+  for (const Operands& o : {Operands{ea, eb}, Operands{ma, mb}}) {
+    const Result<V> run = multiply<V>(o.a, o.b, ctx);
+    EXPECT_GE(run.stats.block_dense_passes, 1);  // fp64 on 20011 columns: 2 passes in the default 100 KB
+    EXPECT_TRUE(matches_reference(run.c, o.a, o.b)) << "seed " << seed;
+    EXPECT_GT(run.stats.bin_rows[35] + run.stats.bin_rows[36] + run.stats.bin_rows[37], 150) << "seed " << seed;
+    EXPECT_TRUE(bitwise_equal(multiply<V>(o.a, o.b, ctx).c, run.c)) << "repeat, seed " << seed;
+
+    sd::BinnedSpgemmOptions paper;
+    paper.block_dense = false;
+    const Result<V> sorted = multiply<V>(o.a, o.b, ctx, paper);
+    EXPECT_EQ(sorted.stats.block_dense_passes, 0);
+    EXPECT_TRUE(bitwise_equal(sorted.c, run.c)) << "against the ESC sort / merge path, seed " << seed;
+
+    sd::BinnedSpgemmOptions passes;
+    passes.block_dense_bytes = 16 << 10;
+    passes.block_dense_passes = 64;
+    const Result<V> many = multiply<V>(o.a, o.b, ctx, passes);
+    EXPECT_GT(many.stats.block_dense_passes, 3);
+    EXPECT_TRUE(bitwise_equal(many.c, run.c)) << many.stats.block_dense_passes << " passes, seed " << seed;
+
+    sd::BinnedSpgemmOptions tight;
+    tight.merge_initial_capacity = 16;
+    tight.block_dense_first_bin = sd::binned::kFirstAccumulatorBin;
+    const Result<V> grown = multiply<V>(o.a, o.b, ctx, tight);
+    EXPECT_EQ(grown.stats.grown_rows, grown.stats.bin_rows[sd::binned::kMergeBin]) << "one growth per merge row";
+    EXPECT_TRUE(bitwise_equal(grown.c, run.c)) << "grown, seed " << seed;
+
+    const sd::DeviceCsr<V> da = sd::csr_to_device(values_as<V>(o.a), ctx), db = sd::csr_to_device(values_as<V>(o.b), ctx);
+    const sd::DeviceCsr<V> pattern = sd::csr_to_device(run.c, ctx);
+    sd::DeviceBuffer values(size_t(pattern.nnz) * sizeof(V), ctx);
+    sd::binned_numeric(da.view(), db.view(), pattern.view(), values.as<V>(), ctx);
+    CsrMatrix<V> reused = run.c;
+    sd::copy_device_to_host(reused.values.data(), values.data(), values.size(), ctx.stream);
+    EXPECT_TRUE(bitwise_equal(reused, run.c)) << "numeric-only, seed " << seed;
+
+    // Numeric-only on a pattern with every third entry dropped: the kept entries keep their bits
+    // (the dropped columns' products leave nothing behind in the accumulator).
+    CsrMatrix<V> thinned;
+    thinned.rows = run.c.rows;
+    thinned.cols = run.c.cols;
+    thinned.row_ptr.assign(run.c.row_ptr.size(), 0);
+    for (int64_t i = 0; i < run.c.rows; ++i) {
+      for (int64_t p = run.c.row_ptr[size_t(i)]; p < run.c.row_ptr[size_t(i + 1)]; ++p)
+        if (p % 3 != 1) {
+          thinned.col_idx.push_back(run.c.col_idx[size_t(p)]);
+          thinned.values.push_back(run.c.values[size_t(p)]);
+        }
+      thinned.row_ptr[size_t(i + 1)] = int64_t(thinned.col_idx.size());
+    }
+    const sd::DeviceCsr<V> thin = sd::csr_to_device(thinned, ctx);
+    sd::DeviceBuffer thin_values(size_t(thin.nnz) * sizeof(V), ctx);
+    sd::binned_numeric(da.view(), db.view(), thin.view(), thin_values.as<V>(), ctx);
+    CsrMatrix<V> thin_reused = thinned;
+    sd::copy_device_to_host(thin_reused.values.data(), thin_values.data(), thin_values.size(), ctx.stream);
+    EXPECT_TRUE(bitwise_equal(thin_reused, thinned)) << "numeric-only on a thinned pattern, seed " << seed;
+  }
+}
+TEST_F(BinnedSpgemm, BlockDenseAccumulatorMatchesPaperKernelsFloat) { check_block_dense<float>(*this); }
+TEST_F(BinnedSpgemm, BlockDenseAccumulatorMatchesPaperKernelsDouble) { check_block_dense<double>(*this); }
 
 // Rows of u <= 32 sorted in registers (short_rows.cu, groups of 8, 16, 32 lanes) against the heap
 // (heap.cu): the same bits; rows of A longer than their u (meeting empty rows of B) included.

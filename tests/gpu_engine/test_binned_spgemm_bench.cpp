@@ -14,7 +14,9 @@
 //  - with SPARSETC_BENCH_ESC=1 also binned with the ESC sort only, with dense windows only (the
 //    accumulator rule of bins.hpp, measured), with the short rows in registers, with bin 33 a block
 //    per row (esc.cu instead of middle_rows.cu), with the short rows a warp per row and with the
-//    short rows all in the heap (the rule of BinnedSpgemmOptions::short_group_warps off).
+//    short rows all in the heap (the rule of BinnedSpgemmOptions::short_group_warps off), and with
+//    the merge rows all in the merge path (no global dense windows, no block dense accumulator), without
+//    the block dense accumulator, with it from bin 34 and with 200 KB of shared memory per block.
 // Peak memory: ours from the allocator's accounting (above what existed before the run), cuSPARSE's
 // its buffers (buffer3 counted while it lives) plus C.
 #include <cuda_runtime_api.h>
@@ -134,7 +136,8 @@ TEST(BinnedSpgemmBench, AgainstCusparse) {
       peak = std::max(peak, double(tracking.peak_bytes() - before));
       return true;
     };
-    double sort_ms = 0, dense_ms = 0, registers_ms = 0, blocks_ms = 0, short_warps_ms = 0, heap_ms = 0;
+    double sort_ms = 0, dense_ms = 0, registers_ms = 0, blocks_ms = 0, short_warps_ms = 0, heap_ms = 0, merge_path_ms = 0;
+    double paper_ms = 0, dense34_ms = 0, dense_big_ms = 0;
     if (esc_variants) {
       variant.esc_dense_windows = variant.esc_hash_tables = false;
       sort_ms = median_ms(stream, runs, ours);
@@ -152,6 +155,19 @@ TEST(BinnedSpgemmBench, AgainstCusparse) {
       variant = {};
       variant.short_group_warps = 0;
       heap_ms = median_ms(stream, runs, ours);
+      variant = {};
+      variant.global_windows = false;
+      variant.block_dense = false;
+      merge_path_ms = median_ms(stream, runs, ours);
+      variant = {};
+      variant.block_dense = false;
+      paper_ms = median_ms(stream, runs, ours);
+      variant = {};
+      variant.block_dense_first_bin = sd::binned::kFirstAccumulatorBin;
+      dense34_ms = median_ms(stream, runs, ours);
+      variant = {};
+      variant.block_dense_bytes = size_t(200) << 10;
+      dense_big_ms = median_ms(stream, runs, ours);
       variant = {};
     }
     peak = 0;
@@ -177,8 +193,8 @@ TEST(BinnedSpgemmBench, AgainstCusparse) {
     for (cudaEvent_t e : ev) cudaEventDestroy(e);
     const auto& st = spgemm.stats();
     std::printf("    %s: prepare %.3f, bound+plan %.3f, multiply %.3f [binning %.3f heap %.3f esc %.3f merge %.3f "
-                "arrange %.3f] ms; rows heap/esc/merge %lld/%lld/%lld (esc dense/hash/sort %lld/%lld/%lld), grow "
-                "rounds %lld, panels %lld\n",
+                "arrange %.3f] ms; rows heap/esc/merge %lld/%lld/%lld (esc dense/hash/left %lld/%lld/%lld), grow "
+                "rounds %lld, panels %lld, block dense passes %lld\n",
                 spec.c_str(), prepare_ms, bound_ms, multiply_ms, st.stage_ms[sd::kStageBinning],
                 st.stage_ms[sd::kStageHeap], st.stage_ms[sd::kStageEsc], st.stage_ms[sd::kStageMerge],
                 st.stage_ms[sd::kStageArrange], [&] {
@@ -188,12 +204,16 @@ TEST(BinnedSpgemmBench, AgainstCusparse) {
                 }(),
                 (long long)(st.bin_rows[33] + st.bin_rows[34] + st.bin_rows[35] + st.bin_rows[36]),
                 (long long)st.bin_rows[37], (long long)st.esc_paths[0], (long long)st.esc_paths[1],
-                (long long)st.esc_paths[2], (long long)st.grow_rounds, (long long)st.panels);
+                (long long)st.esc_paths[2], (long long)st.grow_rounds, (long long)st.panels,
+                (long long)st.block_dense_passes);
     if (esc_variants)
       std::printf("    %s: binned without accumulators %.3f ms, dense windows only %.3f ms, short rows in "
                   "registers %.3f ms, bin 33 a block per row %.3f ms, short rows a warp per row %.3f ms, "
-                  "short rows all in the heap %.3f ms, default %.3f ms\n",
-                  spec.c_str(), sort_ms, dense_ms, registers_ms, blocks_ms, short_warps_ms, heap_ms, our_ms);
+                  "short rows all in the heap %.3f ms, merge rows without global windows %.3f ms, without the block "
+                  "dense accumulator %.3f ms, block dense from bin 34 %.3f ms, block dense in 200 KB %.3f ms, default "
+                  "%.3f ms\n",
+                  spec.c_str(), sort_ms, dense_ms, registers_ms, blocks_ms, short_warps_ms, heap_ms, merge_path_ms,
+                  paper_ms, dense34_ms, dense_big_ms, our_ms);
     const double numeric_ms = median_ms(stream, runs, [&] {
       sd::binned_numeric(a.view(), a.view(), c.view(), c.values.as<float>(), ctx);
       return true;

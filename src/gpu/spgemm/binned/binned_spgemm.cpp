@@ -85,6 +85,9 @@ BinnedSpgemm<V>::BinnedSpgemm(const DeviceCsrView<V>& a, const DeviceCsrView<V>&
           " rows; at most 2^31 - 1 are supported");
   options_.merge_initial_capacity =
       std::clamp<int64_t>(options_.merge_initial_capacity, 1, binned::kMergeInitialCapacity);
+  if (options_.block_dense && options_.b_rows_unique)
+    dense_shape_ = binned::block_dense_shape<V>(b.cols, options_.block_dense_bytes, options_.block_dense_passes);
+  stats_.block_dense_passes = dense_shape_.passes;
   const int64_t m = a.rows;
   bound_ = buffer_of<int64_t>(m, context);
   cap_scan_ = buffer_of<int64_t>(m + 1, context);
@@ -207,20 +210,34 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
       SPARSETC_CUDA_CHECK(cudaMemsetAsync(paths.data(), 0, paths.size(), ctx.stream));
       SPARSETC_CUDA_CHECK(cudaMemsetAsync(tally.data(), 0, tally.size(), ctx.stream));
     }
+    // The rows the accumulators leave (or all, without them): the block dense accumulator from
+    // block_dense_first_bin on when B fits it, else the ESC sort.
+    auto sort_or_dense = [&](int k, const int32_t* list, int64_t begin, int64_t end, const int32_t* listed) {
+      if (dense_shape_ && k >= options_.block_dense_first_bin)
+        binned::block_dense_rows(a_, b_, list, begin, end, t, count.as<int64_t>(), dense_shape_, ctx, listed);
+      else
+        binned::esc_rows(a_, b_, list, begin, end, k, t, count.as<int64_t>(), ctx, listed);
+    };
     for (int k = kFirstEscBin; k < kMergeBin; ++k) {
       if (k == kFirstEscBin && options_.middle_rows_in_warps) {
         binned::middle_rows(a_, b_, rows, binned_rows.begin(k), binned_rows.end(k), t, count.as<int64_t>(), ctx);
         continue;
       }
       if (accumulated == 0 || k < binned::kFirstAccumulatorBin) {
-        binned::esc_rows(a_, b_, rows, binned_rows.begin(k), binned_rows.end(k), k, t, count.as<int64_t>(), ctx);
+        sort_or_dense(k, rows, binned_rows.begin(k), binned_rows.end(k), nullptr);
         continue;
       }
+      // Where the block dense accumulator takes the rest, the warps keep their dense windows (FEM
+      // rows: bcsstk17 0.47 ms with them, 0.80 without) but not their hash tables, which lose to it
+      // (H200, fp32, whole product with / without hashing: wiki-Vote 0.98 / 0.65 ms, ca-AstroPh
+      // 1.28 / 1.12, EX5 0.50 / 0.48, memplus 0.90 / 0.83, rmat:16:16 15.2 / 13.9).
+      binned::AccumulatorModes bin_modes = modes;
+      if (dense_shape_ && k >= options_.block_dense_first_bin) bin_modes.hash = false;
       int32_t* bin_paths = paths.as<int32_t>() + 3 * (k - binned::kFirstAccumulatorBin);
-      binned::accumulate_rows(a_, b_, rows, binned_rows.begin(k), binned_rows.end(k), t, count.as<int64_t>(), modes,
+      binned::accumulate_rows(a_, b_, rows, binned_rows.begin(k), binned_rows.end(k), t, count.as<int64_t>(), bin_modes,
                               rest.as<int32_t>(), bin_paths,
                               tally.as<unsigned long long>() + 2 * (k - binned::kFirstAccumulatorBin), ctx);
-      binned::esc_rows(a_, b_, rest.as<const int32_t>(), 0, rows_of(k), k, t, count.as<int64_t>(), ctx, bin_paths + 2);
+      sort_or_dense(k, rest.as<const int32_t>(), 0, rows_of(k), bin_paths + 2);
     }
     clock.mark(kStageMerge);
     const int64_t merge_rows = rows_of(kMergeBin);
@@ -233,13 +250,17 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
       binned::init_merge_rows(a_, bound_.as<const int64_t>(), rows, binned_rows.begin(kMergeBin),
                               binned_rows.end(kMergeBin), t, state, list.as<int32_t>(), ctx);
       binned::WindowScratch<V> windows;
-      if (options_.global_windows && options_.b_rows_unique)
+      if (options_.global_windows && options_.b_rows_unique && !dense_shape_)
         windows = binned::make_window_scratch<V>(merge_rows, b_.cols, ctx);
       int64_t pending = merge_rows;
       for (;;) {
         SPARSETC_CUDA_CHECK(cudaMemsetAsync(overflow_count.data(), 0, sizeof(int32_t), ctx.stream));
-        binned::window_round(a_, b_, state, list.as<const int32_t>(), pending, overflow.as<int32_t>(),
-                             overflow_count.as<int32_t>(), count.as<int64_t>(), windows, ctx);
+        if (dense_shape_)
+          binned::block_dense_round(a_, b_, state, list.as<const int32_t>(), pending, overflow.as<int32_t>(),
+                                    overflow_count.as<int32_t>(), count.as<int64_t>(), dense_shape_, ctx);
+        else
+          binned::window_round(a_, b_, state, list.as<const int32_t>(), pending, overflow.as<int32_t>(),
+                               overflow_count.as<int32_t>(), count.as<int64_t>(), windows, ctx);
         binned::merge_round(a_, b_, state, list.as<const int32_t>(), pending, overflow.as<int32_t>(),
                             overflow_count.as<int32_t>(), count.as<int64_t>(), options_.b_rows_unique, ctx);
         int32_t overflowed = 0;

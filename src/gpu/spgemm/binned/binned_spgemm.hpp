@@ -57,6 +57,15 @@ struct BinnedSpgemmOptions {
   // Force every row of u <= 32 into the register groups (8, 16, 32 lanes) or into a warp each.
   bool short_rows_in_registers = false;
   bool short_rows_in_warps = false;
+  // Rows of bins >= block_dense_first_bin (35..37) in a dense accumulator in shared memory, one
+  // block per row (block_dense.cu), when B's rows have no repeated column and B's columns fit
+  // block_dense_bytes of shared memory per block in at most block_dense_passes passes: the ESC rows
+  // the warp accumulators leave, instead of the ESC sort, and the merge rows, instead of the
+  // global windows and the merge path. false: the paper's kernels. The same bits either way.
+  bool block_dense = true;
+  int block_dense_first_bin = binned::kFirstEscBin + 2;
+  size_t block_dense_bytes = size_t(100) << 10;
+  int block_dense_passes = 8;
   // Rows of bin 33 (u = 33..128): ESC with one warp per row, eight rows a block (middle_rows.cu),
   // instead of one 32-thread block per row (esc.cu). The same bits either way.
   bool middle_rows_in_warps = true;
@@ -72,8 +81,11 @@ struct BinnedSpgemmStats {
   int64_t grown_rows = 0;         // checkpoints taken (a row may grow several times)
   std::array<int64_t, binned::kBins> bin_rows{};  // rows per bin
   std::array<double, kStages> stage_ms{};         // with options.time_stages: milliseconds per stage
-  // With options.time_stages: rows of bins 34..36 done in a dense window, a hash table, by the sort.
+  // With options.time_stages: rows of bins 34..36 done in a dense window, a hash table, and left to
+  // the ESC sort or the block dense accumulator.
   std::array<int64_t, 3> esc_paths{};
+  // Passes over B's columns of the block dense accumulator; 0: not used (options, or B too wide).
+  int64_t block_dense_passes = 0;
 };
 
 template <typename V>
@@ -98,6 +110,7 @@ class BinnedSpgemm {
   DeviceBuffer bound_, cap_scan_;  // int64 m, int64 m + 1
   DeviceBuffer bin_, count_;       // uint8 m, int64 m: each row's bin and entry count (bins 0, 1: from stage 2)
   std::optional<binned::BinnedRows> all_rows_;  // stage 2 of the constructor, when one panel takes all rows
+  binned::BlockDenseShape dense_shape_;         // the block dense accumulator for B; empty: not used
   std::vector<int64_t> panel_rows_, panel_caps_;  // boundaries (rows, and C~ prefix there)
   BinnedSpgemmStats stats_;
 };

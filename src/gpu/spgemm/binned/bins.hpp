@@ -54,6 +54,13 @@ SPARSETC_HOST_DEVICE constexpr int64_t dense_window_columns(size_t value_bytes) 
 }
 static_assert(dense_window_columns(4) == 2976 && dense_window_columns(8) == 2016, "documented in docs/spgemm.md");
 
+// Result entries the merge kernel keeps in shared memory (32 KB: four blocks per SM), which is
+// also the widest column window of its dense mode (merge_path.cu): fp32 4096, fp64 2048.
+SPARSETC_HOST_DEVICE constexpr int64_t merge_dense_columns(size_t value_bytes) {
+  return int64_t(32768 / (sizeof(int32_t) + value_bytes)) / 1024 * 1024;
+}
+static_assert(merge_dense_columns(4) == 4096 && merge_dense_columns(8) == 2048, "documented in docs/spgemm.md");
+
 // Room a merge-path row gets in C~ before it has to grow (paper: 256, the scratchpad working size
 // of its GPUs; here twice the merge kernel's 2048-entry shared-memory result).
 constexpr int64_t kMergeInitialCapacity = 4096;

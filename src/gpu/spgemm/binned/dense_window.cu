@@ -178,7 +178,7 @@ void window_round(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, MergeRow
                   const GpuContext& context) {
   if (scratch.window == 0 || n <= 0) return;
   // Narrower rows stay with the merge kernel (its shared-memory window or the merge path).
-  const int64_t narrowest = 32768 / int64_t(sizeof(int32_t) + sizeof(V)) / 1024 * 1024;
+  const int64_t narrowest = merge_dense_columns(sizeof(V));
   window_kernel<V><<<unsigned(std::min<int64_t>(n, scratch.blocks)), kThreads, 0, context.stream>>>(
       a, b, states, list, n, overflow, overflow_count, count, scratch.flags.template as<uint8_t>(),
       scratch.vals.template as<V>(), scratch.window, narrowest);

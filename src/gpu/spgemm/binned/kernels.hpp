@@ -39,6 +39,7 @@ struct MergeRow {
   int32_t* cols = nullptr;
   V* vals = nullptr;
   int32_t waiting = 0;   // 1: done in a dense window but its region was too small; redone once grown
+  int32_t exact = 0;     // 1: needed is the row's exact length (counted by block_dense_round)
 };
 
 // ---- Stage 1: bound[i] = products of row i of A with B, and cap_scan[0..rows] = exclusive scan of
@@ -151,6 +152,35 @@ template <typename V>
 void window_round(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, MergeRow<V>* states, const int32_t* list,
                   int64_t n, int32_t* overflow, int32_t* overflow_count, int64_t* count, WindowScratch<V>& scratch,
                   const GpuContext& context);
+
+// Dense accumulators in shared memory, one block per row (block_dense.cu): the row's products are
+// added into an accumulator spanning B's columns (passes of pass_width columns when they do not
+// fit), the columns it touches marked in a bitmap of all of B's columns, then compacted in order.
+// Needs B without repeated columns in a row. block_dense_shape: the shape for B's column count
+// within shared_bytes of shared memory per block and at most max_passes passes; pass_width 0 when
+// none fits (the caller keeps the ESC sort and the merge path).
+struct BlockDenseShape {
+  int32_t pass_width = 0;
+  int32_t passes = 0;
+  size_t shared_bytes = 0;  // dynamic shared memory per block
+  explicit operator bool() const { return pass_width > 0; }
+};
+template <typename V>
+BlockDenseShape block_dense_shape(int64_t b_cols, size_t shared_bytes, int max_passes);
+// ESC rows (room for u entries in C~): rows[begin, end), or rows[begin, begin + *listed) when listed
+// (device count, as esc_rows).
+template <typename V>
+void block_dense_rows(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int32_t* rows, int64_t begin,
+                      int64_t end, const Temporary& t, int64_t* count, const BlockDenseShape& shape,
+                      const GpuContext& context, const int32_t* listed = nullptr);
+// Merge rows, in place of window_round: each fresh row of list[0..n) is counted first (a symbolic
+// pass over its bits) unless its exact length is known; a row that does not fit its region is
+// marked waiting, needed = its exact length, and appended to the overflow list; the others are
+// computed and done.
+template <typename V>
+void block_dense_round(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, MergeRow<V>* states, const int32_t* list,
+                       int64_t n, int32_t* overflow, int32_t* overflow_count, int64_t* count,
+                       const BlockDenseShape& shape, const GpuContext& context);
 
 // Grows the regions of the n overflowed rows (2x, at least what they need, at most u) into a new
 // arena and moves their results there. Returns the arena (one read back of its size).

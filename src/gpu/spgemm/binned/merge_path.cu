@@ -36,7 +36,7 @@ constexpr int kMergeItems = 4;             // outputs per thread per tile of the
 // batch values and 4-5 KB of runs: four blocks (1024 threads) per SM in fp32 and fp64.
 template <typename V>
 constexpr int result_shared() {
-  return 32768 / int(sizeof(int32_t) + sizeof(V)) / 1024 * 1024;  // fp32: 4096, fp64: 2048
+  return int(merge_dense_columns(sizeof(V)));
 }
 
 template <typename V>

@@ -4,7 +4,13 @@
 // binary search; lanes that hit the same entry (same column from different entries of A) add in
 // lane order, one rank per round. That is the canonical left fold of every other kernel, so the
 // result is bit-identical to the full product's.
-#include "gpu/spgemm/binned/device_common.cuh"
+//
+// Rows of more than kLongProducts products leave the warp (one warp walking 10^5 products with a
+// binary search each holds the whole grid up) to the block dense accumulator (block_dense.cuh),
+// when B's columns fit it: a block per row adds the products into shared memory and then reads
+// the row's pattern out of it, the same fold and so the same bits.
+#include "gpu/spgemm/binned/block_dense.cuh"
+#include "gpu/spgemm/binned/kernels.hpp"
 
 namespace sparsetc::detail::binned {
 namespace {
@@ -12,13 +18,32 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 
+constexpr int64_t kLongProducts = 2048;
+
+// Products of row i of A with B, summed over the warp (every lane gets it).
+template <typename V>
+__device__ int64_t warp_products(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, int64_t i, int lane) {
+  int64_t products = 0;
+  for (int64_t e = __ldg(a.row_ptr + i) + lane; e < __ldg(a.row_ptr + i + 1); e += 32) {
+    int64_t bs, be;
+    row_of_b(b, __ldg(a.col_idx + e), bs, be);
+    products += be - bs;
+  }
+  for (int offset = 16; offset > 0; offset >>= 1) products += __shfl_xor_sync(kFullMask, products, offset);
+  return products;
+}
+
 template <typename V>
 __global__ void __launch_bounds__(kThreads)
     numeric_kernel(DeviceCsrView<V> a, DeviceCsrView<V> b, const int64_t* __restrict__ c_row_ptr,
-                   const int32_t* __restrict__ c_cols, V* c_vals) {
+                   const int32_t* __restrict__ c_cols, V* c_vals, int32_t* long_rows, int32_t* long_count) {
   const int lane = threadIdx.x & 31;
   const unsigned below = (1u << lane) - 1;
   for (int64_t i = int64_t(blockIdx.x) * kWarps + (threadIdx.x >> 5); i < a.rows; i += int64_t(gridDim.x) * kWarps) {
+    if (long_rows != nullptr && warp_products(a, b, i, lane) > kLongProducts) {  // for long_rows_kernel
+      if (lane == 0) long_rows[atomicAdd(long_count, 1)] = int32_t(i);
+      continue;
+    }
     const int64_t cs = __ldg(c_row_ptr + i), ce = __ldg(c_row_ptr + i + 1);
     for (int64_t q = cs + lane; q < ce; q += 32) c_vals[q] = V(0);
     __syncwarp();
@@ -76,16 +101,66 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// A persistent grid over the long rows the warps listed (long_rows[0..*long_count)).
+template <typename V>
+__global__ void __launch_bounds__(block_dense::kDenseThreads)
+    long_rows_kernel(DeviceCsrView<V> a, DeviceCsrView<V> b, const int64_t* __restrict__ c_row_ptr,
+                     const int32_t* __restrict__ c_cols, V* c_vals, const int32_t* __restrict__ long_rows,
+                     const int32_t* __restrict__ long_count, int32_t pass_width, unsigned long long* counter) {
+  using namespace block_dense;
+  extern __shared__ __align__(16) unsigned char dynamic[];
+  __shared__ RunSlots<V> slots;
+  __shared__ int64_t slot;
+  const int64_t words = (b.cols + 31) >> 5;
+  const BlockDenseLayout<V> s(dynamic, words);
+  zero_scratch(s, words, pass_width);
+  const int32_t cols = int32_t(b.cols);
+  const int tid = threadIdx.x;
+  const int64_t n = *long_count;
+  for (int64_t item = next_item(counter, slot); item < n; item = next_item(counter, slot)) {
+    const int64_t i = long_rows[item];
+    const int64_t as = __ldg(a.row_ptr + i), ae = __ldg(a.row_ptr + i + 1);
+    const int64_t cs = __ldg(c_row_ptr + i), ce = __ldg(c_row_ptr + i + 1);
+    for (int32_t p0 = 0; p0 < cols; p0 += pass_width) {
+      const int32_t p1 = cols - p0 > pass_width ? p0 + pass_width : cols;
+      add_pass(a, b, as, ae, p0, p1, pass_width >= cols, true, s.acc, s.bits, slots);
+      // The pattern's entries in the pass (0 where no product lands), then every touched entry
+      // cleared by its bit: products outside the pattern (a pattern with dropped entries) are
+      // not written and leave nothing behind.
+      const int64_t first = cs + (p0 > 0 ? lower_bound_in(c_cols + cs, ce - cs, p0) : 0);
+      const int64_t last = p1 < cols ? cs + lower_bound_in(c_cols + cs, ce - cs, p1) : ce;
+      for (int64_t q = first + tid; q < last; q += kDenseThreads) c_vals[q] = s.acc[__ldg(c_cols + q) - p0];
+      __syncthreads();
+      compact_pass<V>(p0, p1, s.acc, s.bits, nullptr, nullptr, 0, false);
+    }
+  }
+}
+
 }  // namespace
 
 template <typename V>
 void numeric_values(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int64_t* c_row_ptr,
                     const int32_t* c_cols, int64_t c_nnz, V* c_vals, const GpuContext& context) {
   if (a.rows == 0 || c_nnz == 0) return;
+  // The warps list the long rows for the block dense accumulator when B's columns fit it in a few
+  // passes (a device count: no read back; the persistent grid is sized for all rows).
+  const BlockDenseShape shape = block_dense_shape<V>(b.cols, size_t(100) << 10, 8);
+  DeviceBuffer long_rows = gpuconv::buffer_of<int32_t>(shape ? a.rows : 0, context);
+  DeviceBuffer long_count = gpuconv::buffer_of<int32_t>(shape ? 1 : 0, context);
+  if (shape) SPARSETC_CUDA_CHECK(cudaMemsetAsync(long_count.data(), 0, sizeof(int32_t), context.stream));
   const int64_t ctas = (a.rows + kWarps - 1) / kWarps;
-  numeric_kernel<V><<<unsigned(ctas < 65536 * 16 ? ctas : 65536 * 16), kThreads, 0, context.stream>>>(a, b, c_row_ptr,
-                                                                                                     c_cols, c_vals);
+  numeric_kernel<V><<<unsigned(ctas < 65536 * 16 ? ctas : 65536 * 16), kThreads, 0, context.stream>>>(
+      a, b, c_row_ptr, c_cols, c_vals, shape ? long_rows.as<int32_t>() : nullptr,
+      shape ? long_count.as<int32_t>() : nullptr);
   SPARSETC_CUDA_CHECK_LAUNCH();
+  if (shape) {
+    const unsigned blocks = block_dense::persistent_blocks(long_rows_kernel<V>, shape.shared_bytes, a.rows);
+    DeviceBuffer counter = block_dense::zeroed_counter(context);
+    long_rows_kernel<V><<<blocks, block_dense::kDenseThreads, shape.shared_bytes, context.stream>>>(
+        a, b, c_row_ptr, c_cols, c_vals, long_rows.as<const int32_t>(), long_count.as<const int32_t>(),
+        shape.pass_width, counter.as<unsigned long long>());
+    SPARSETC_CUDA_CHECK_LAUNCH();
+  }
 }
 
 template void numeric_values<float>(const DeviceCsrView<float>&, const DeviceCsrView<float>&, const int64_t*,

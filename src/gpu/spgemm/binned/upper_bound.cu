@@ -12,26 +12,55 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 
-// GROUP threads per row (1: rows of a few entries, 32: longer rows), the bound and the room.
+// GROUP threads per row (1: rows of a few entries, 32: longer rows), the bound and the room. With
+// a thread per row, a row longer than kLongRow is left by its thread to its whole warp (a single
+// thread would walk a hub row of 10^4 entries alone while the grid waits).
+constexpr int kLongRow = 64;
+
+__device__ __forceinline__ void store_bound(int64_t i, int64_t products, int64_t length, int64_t merge_initial,
+                                            int64_t* bound, int64_t* capacity) {
+  bound[i] = products;
+  capacity[i] = row_capacity(bin_of(products, length), products, merge_initial);
+}
+
+template <typename V>
+__device__ __forceinline__ int64_t products_of(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, int64_t begin,
+                                               int64_t end, int member, int group) {
+  int64_t products = 0;
+  for (int64_t p = begin + member; p < end; p += group) {
+    const int32_t k = __ldg(a.col_idx + p);
+    products += __ldg(b.row_ptr + k + 1) - __ldg(b.row_ptr + k);
+  }
+  return products;
+}
+
 template <typename V, int GROUP>
 __global__ void __launch_bounds__(kThreads)
     upper_bound_kernel(DeviceCsrView<V> a, DeviceCsrView<V> b, int64_t merge_initial, int64_t* __restrict__ bound,
                        int64_t* __restrict__ capacity) {
   constexpr int kGroups = kThreads / GROUP;
   const int member = threadIdx.x % GROUP;
-  for (int64_t i = int64_t(blockIdx.x) * kGroups + threadIdx.x / GROUP; i < a.rows; i += int64_t(gridDim.x) * kGroups) {
-    const int64_t begin = __ldg(a.row_ptr + i), end = __ldg(a.row_ptr + i + 1);
-    int64_t products = 0;
-    for (int64_t p = begin + member; p < end; p += GROUP) {
-      const int32_t k = __ldg(a.col_idx + p);
-      products += __ldg(b.row_ptr + k + 1) - __ldg(b.row_ptr + k);
-    }
+  // Warp-uniform trip count: every lane of a warp runs each iteration (the warp may share rows).
+  for (int64_t first = int64_t(blockIdx.x) * kGroups + int64_t(threadIdx.x / 32) * (32 / GROUP); first < a.rows;
+       first += int64_t(gridDim.x) * kGroups) {
+    const int64_t i = first + (GROUP == 1 ? (threadIdx.x & 31) : 0);
+    const bool valid = i < a.rows;
+    const int64_t begin = valid ? __ldg(a.row_ptr + i) : 0, end = valid ? __ldg(a.row_ptr + i + 1) : 0;
     if (GROUP > 1) {
+      int64_t products = products_of(a, b, begin, end, member, GROUP);
       for (int offset = GROUP / 2; offset > 0; offset >>= 1) products += __shfl_down_sync(kFullMask, products, offset);
+      if (member == 0 && valid) store_bound(i, products, end - begin, merge_initial, bound, capacity);
+      continue;
     }
-    if (member == 0) {
-      bound[i] = products;
-      capacity[i] = row_capacity(bin_of(products, end - begin), products, merge_initial);
+    const bool alone = end - begin <= kLongRow;
+    if (valid && alone) store_bound(i, products_of(a, b, begin, end, 0, 1), end - begin, merge_initial, bound, capacity);
+    for (unsigned long_rows = __ballot_sync(kFullMask, !alone); long_rows != 0; long_rows &= long_rows - 1) {
+      const int owner = __ffs(long_rows) - 1;
+      const int64_t row = __shfl_sync(kFullMask, i, owner), row_begin = __shfl_sync(kFullMask, begin, owner),
+                    row_end = __shfl_sync(kFullMask, end, owner);
+      int64_t products = products_of(a, b, row_begin, row_end, int(threadIdx.x & 31), 32);
+      for (int offset = 16; offset > 0; offset >>= 1) products += __shfl_down_sync(kFullMask, products, offset);
+      if ((threadIdx.x & 31) == 0) store_bound(row, products, row_end - row_begin, merge_initial, bound, capacity);
     }
   }
 }
