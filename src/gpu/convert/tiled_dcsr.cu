@@ -1,12 +1,34 @@
 // CSR -> tiled DCSR (vertical strips of strip_width columns, each a DCSR) on the device.
 //
-// The entries are sorted stably by strip (digit_sort.cuh: one pass of wide digits for up to 2048
-// strips, straight from the CSR arrays); CSR order is row-major, so stability leaves each strip in
-// (row, column) order, and the sort writes col_idx and values in place, with each entry's row
-// beside them. A (strip, row) segment starts where the strip or the row changes:
+// A tiled DCSR is the CSR's (row, strip) segments (the pieces of a row in one strip, contiguous
+// in the CSR since a row's columns are sorted), ordered by strip and then by row: a stable sort
+// of the segments by strip, as the host does it. Two ways, chosen by the segments' length:
+//
+// Long segments (at least kMinRun entries on average, bounded from above by one reduction over
+// the rows and one read back): only the segments are sorted, the entries move once, in a
+// segmented gather:
+//  1. a bitmap marks the row starts (one bit per entry, one atomic per row);
+//  2. cub::DeviceSelect::If lists the segment starts in CSR order: an entry that starts a row or
+//     whose strip differs from the entry before it (one read back: their count); consecutive
+//     starts delimit the segments;
+//  3. cub::DeviceRadixSort::SortPairs sorts the segment numbers by strip (stable: rows stay in
+//     order; only the strip's bits);
+//  4. row_ptr is a scan of the lengths in sorted order, row_idx a binary search of each
+//     segment's start in the CSR offsets, strip_ptr a search per strip in the sorted strips;
+//  5. gather_segments (convert_common.cuh) copies every segment's columns and values.
+// Short segments (scattered rows: a segment is an entry or two): the entries themselves are
+// sorted stably by strip (digit_sort.cuh, one pass of wide digits for up to 2048 strips, straight
+// from the CSR arrays), each with its row; a segment starts where the strip or the row changes:
 // cub::DeviceSelect::If compacts the starts (one read back: their count), which are row_ptr;
 // row_idx comes from the rows, strip_ptr from one binary search per strip.
+// (Measured on an H200, 12-14M entries, strips of 4096 and 65536 columns: the entry sort alone
+// took 0.44-0.49 ms on banded and stencil matrices, 15-18% of the bandwidth floor, where the
+// segment gather takes 0.30-0.37 ms; on uniform random rows, 1-1.4 entries a segment, the entry
+// sort took 0.51-0.58 ms and the segment gather 1.2-1.9 ms. The break-even is near 5 entries a
+// segment.)
 #include <cstdint>
+
+#include <thrust/iterator/transform_iterator.h>
 
 #include "gpu/convert/convert_common.cuh"
 #include "gpu/convert/digit_sort.cuh"
@@ -16,9 +38,154 @@ namespace sparsetc::detail {
 namespace gpuconv {
 namespace {
 
-constexpr int64_t kMaxEntries = (int64_t(1) << 33) - 1;
+constexpr int64_t kMinRun = 5;                               // entries a segment for the gather
+constexpr int64_t kMaxSortedEntries = (int64_t(1) << 33) - 1;  // the entry sort's limit
 
+// An upper bound of row r's segments: its entries, and the strips its columns span.
+struct RowSegmentBound {
+  const int64_t* row_ptr;
+  const int32_t* col_idx;
+  uint32_t width;
+  __device__ int64_t operator()(int64_t r) const {
+    const int64_t a = row_ptr[r], b = row_ptr[r + 1];
+    if (a == b) return 0;
+    const int64_t span = int64_t(uint32_t(col_idx[b - 1]) / width) - int64_t(uint32_t(col_idx[a]) / width) + 1;
+    return b - a < span ? b - a : span;
+  }
+};
+
+// ---- long segments: sort the segments, gather the entries
+
+// Sets bit row_ptr[r] of `bits` for every non-empty row r.
+struct MarkRowStarts {
+  const int64_t* row_ptr;
+  uint32_t* bits;
+  __device__ void operator()(int64_t r) const {
+    const int64_t a = row_ptr[r];
+    if (a < row_ptr[r + 1]) atomicOr(bits + (a >> 5), 1u << (a & 31));
+  }
+};
+
+// Entry j starts a segment: it starts its row, or its strip differs from entry j - 1's (entry 0
+// starts a row).
 struct SegmentStart {
+  const int32_t* col_idx;
+  const uint32_t* row_starts;
+  uint32_t width;
+  __device__ bool operator()(int64_t j) const {
+    return ((row_starts[j >> 5] >> (j & 31)) & 1u) ||
+           uint32_t(__ldg(col_idx + j)) / width != uint32_t(__ldg(col_idx + j - 1)) / width;
+  }
+};
+
+// Segment q in CSR order: its strip (the sort key) and its number (the sorted payload);
+// first[segments] = nnz closes the last one.
+struct SegmentKeys {
+  const int64_t* first;
+  const int32_t* col_idx;
+  uint32_t width;
+  int64_t segments, nnz;
+  uint32_t* strip;
+  int64_t* number;
+  int64_t* first_out;  // first, to close it
+  __device__ void operator()(int64_t q) const {
+    strip[q] = uint32_t(col_idx[first[q]]) / width;
+    number[q] = q;
+    if (q == 0) first_out[segments] = nnz;
+  }
+};
+
+// Length of the k-th segment in sorted order.
+struct SortedLength {
+  const int64_t* first;
+  const int64_t* number;
+  __device__ int64_t operator()(int64_t k) const {
+    const int64_t q = number[k];
+    return first[q + 1] - first[q];
+  }
+};
+
+// row_idx[k]: the row holding the k-th segment's first entry.
+struct SortedRow {
+  const int64_t* first;
+  const int64_t* number;
+  const int64_t* row_ptr;
+  int64_t rows;
+  int32_t* row_idx;
+  __device__ void operator()(int64_t k) const {
+    row_idx[k] = int32_t(last_not_above(row_ptr, 0, rows, first[number[k]]));
+  }
+};
+
+// strip_ptr[s]: the segments of the strips below s (a search in the sorted strips).
+struct StripPtr {
+  const uint32_t* sorted_strip;
+  int64_t segments;
+  int64_t* strip_ptr;
+  __device__ void operator()(int64_t s) const { strip_ptr[s] = lower_bound(sorted_strip, 0, segments, s); }
+};
+
+// The k-th segment in sorted order starts at input entry first[number[k]].
+struct SortedSource {
+  const int64_t* first;
+  const int64_t* number;
+  __device__ int64_t operator()(int64_t k) const { return __ldg(first + __ldg(number + k)); }
+};
+
+template <typename V>
+void tiled_by_segments(const DeviceCsrView<V>& csr, uint32_t width, DeviceTiledDcsr<V>& tiled,
+                       const GpuContext& context) {
+  const int64_t strips = tiled.strips(), nnz = csr.nnz;
+  // 1-2. The segment starts in CSR order.
+  DeviceBuffer row_starts = buffer_of<uint32_t>((nnz + 31) / 32, context);
+  zero(row_starts.as<uint32_t>(), (nnz + 31) / 32, context.stream);
+  for_each_index(csr.rows, context, MarkRowStarts{csr.row_ptr, row_starts.as<uint32_t>()});
+  DeviceBuffer first = buffer_of<int64_t>(nnz + 1, context);
+  const int64_t segments = select_positions(
+      nnz, SegmentStart{csr.col_idx, row_starts.as<const uint32_t>(), width}, first.as<int64_t>(), context);
+  tiled.row_segments = segments;
+  // 3. Stable sort of the segments by strip.
+  DeviceBuffer keys = buffer_of<uint32_t>(2 * segments, context), numbers = buffer_of<int64_t>(2 * segments, context);
+  uint32_t* strip_in = keys.as<uint32_t>();
+  uint32_t* strip_out = strip_in + segments;
+  int64_t* number_in = numbers.as<int64_t>();
+  int64_t* number_out = number_in + segments;
+  for_each_index(segments, context,
+                 SegmentKeys{first.as<const int64_t>(), csr.col_idx, width, segments, nnz, strip_in, number_in,
+                             first.as<int64_t>()});
+  const int key_bits = bits_for(uint64_t(strips));
+  if (key_bits > 0) {
+    run_cub("cub::DeviceRadixSort::SortPairs", context, [&](void* temp, size_t& bytes) {
+      return cubns::DeviceRadixSort::SortPairs(temp, bytes, strip_in, strip_out, number_in, number_out, segments, 0,
+                                               key_bits, context.stream);
+    });
+  } else {  // one strip: already in order
+    strip_out = strip_in;
+    number_out = number_in;
+  }
+  // 4. The structure.
+  tiled.row_ptr = buffer_of<int64_t>(segments + 1, context);
+  tiled.row_idx = buffer_of<int32_t>(segments, context);
+  int64_t* row_ptr = tiled.row_ptr.template as<int64_t>();
+  zero(row_ptr, 1, context.stream);
+  const auto lengths = thrustns::make_transform_iterator(thrustns::counting_iterator<int64_t>(0),
+                                                         SortedLength{first.as<const int64_t>(), number_out});
+  run_cub("cub::DeviceScan::InclusiveSum", context, [&](void* temp, size_t& bytes) {
+    return cubns::DeviceScan::InclusiveSum(temp, bytes, lengths, row_ptr + 1, segments, context.stream);
+  });
+  for_each_index(segments, context,
+                 SortedRow{first.as<const int64_t>(), number_out, csr.row_ptr, csr.rows,
+                           tiled.row_idx.template as<int32_t>()});
+  for_each_index(strips + 1, context, StripPtr{strip_out, segments, tiled.strip_ptr.template as<int64_t>()});
+  // 5. The entries.
+  gather_segments(row_ptr, segments, nnz, SortedSource{first.as<const int64_t>(), number_out}, NoSegmentVisit{},
+                  csr.col_idx, csr.values, tiled.col_idx.template as<int32_t>(), tiled.values.template as<V>(),
+                  context);
+}
+
+// ---- short segments: sort the entries (the sort writes col_idx, values and each entry's row)
+
+struct SortedSegmentStart {
   const uint32_t* cols;
   const uint32_t* rows;
   uint32_t width;
@@ -27,7 +194,7 @@ struct SegmentStart {
   }
 };
 
-struct SegmentFields {
+struct SortedSegmentFields {
   const int64_t* seg_first;
   int64_t segments, nnz;
   const uint32_t* rows;
@@ -44,8 +211,8 @@ struct SegmentFields {
   }
 };
 
-// strip_ptr[s] = number of segments whose strip is below s.
-struct StripPtr {
+// strip_ptr[s] = number of segments whose strip is below s (a search in the sorted entries).
+struct SortedStripPtr {
   const int64_t* seg_first;
   int64_t segments;
   const uint32_t* cols;
@@ -62,17 +229,43 @@ struct StripPtr {
   }
 };
 
+template <typename V>
+void tiled_by_entry_sort(const DeviceCsrView<V>& csr, uint32_t width, DeviceTiledDcsr<V>& tiled,
+                         const GpuContext& context) {
+  using W = word_t<V>;
+  require(csr.nnz <= kMaxSortedEntries, SPARSETC_STATUS_SIZE_OVERFLOW, "tiled DCSR on the GPU takes at most 2^33 "
+          "entries of short segments, not ", csr.nnz);
+  const int64_t strips = tiled.strips();
+  DeviceBuffer rows = buffer_of<uint32_t>(csr.nnz, context);
+  SortSink<W> sink;
+  sink.col = reinterpret_cast<uint32_t*>(tiled.col_idx.data());
+  sink.row = rows.as<uint32_t>();
+  sink.val = tiled.values.template as<W>();
+  sort_entries(CsrSource<int64_t, W>{csr.row_ptr, csr.col_idx, reinterpret_cast<const W*>(csr.values), csr.rows, 0},
+               csr.nnz, width, bits_for(uint64_t(strips)), sink, context);
+  const uint32_t* cols = reinterpret_cast<const uint32_t*>(tiled.col_idx.data());
+  DeviceBuffer seg_first = buffer_of<int64_t>(csr.nnz, context);
+  tiled.row_segments = select_positions(csr.nnz, SortedSegmentStart{cols, rows.as<const uint32_t>(), width},
+                                        seg_first.as<int64_t>(), context);
+  tiled.row_ptr = buffer_of<int64_t>(tiled.row_segments + 1, context);
+  tiled.row_idx = buffer_of<int32_t>(tiled.row_segments, context);
+  for_each_index(tiled.row_segments + 1, context,
+                 SortedSegmentFields{seg_first.as<const int64_t>(), tiled.row_segments, csr.nnz,
+                                     rows.as<const uint32_t>(), tiled.row_ptr.template as<int64_t>(),
+                                     tiled.row_idx.template as<int32_t>()});
+  for_each_index(strips + 1, context,
+                 SortedStripPtr{seg_first.as<const int64_t>(), tiled.row_segments, cols, width,
+                                tiled.strip_ptr.template as<int64_t>()});
+}
+
 }  // namespace
 }  // namespace gpuconv
 
 template <typename V>
 DeviceTiledDcsr<V> gpu_csr_to_tiled_dcsr(const DeviceCsrView<V>& csr, int64_t strip_width, const GpuContext& context) {
   using namespace gpuconv;
-  using W = word_t<V>;
   require(strip_width >= 1, SPARSETC_STATUS_INVALID_VALUE, "strip width ", strip_width, " must be positive");
   require(csr.rows <= kMaxInt32, SPARSETC_STATUS_SIZE_OVERFLOW, "tiled DCSR rows ", csr.rows, " exceed int32");
-  require(csr.nnz <= kMaxEntries, SPARSETC_STATUS_SIZE_OVERFLOW, "tiled DCSR on the GPU takes at most 2^33 "
-          "entries, not ", csr.nnz);
   DeviceTiledDcsr<V> tiled;
   tiled.rows = csr.rows;
   tiled.cols = csr.cols;
@@ -90,25 +283,17 @@ DeviceTiledDcsr<V> gpu_csr_to_tiled_dcsr(const DeviceCsrView<V>& csr, int64_t st
   }
   // Columns are below 2^31, so a wider strip is one strip and divides every column to 0.
   const uint32_t width = uint32_t(strip_width < int64_t(0xFFFFFFFFu) ? strip_width : int64_t(0xFFFFFFFFu));
-  DeviceBuffer rows = buffer_of<uint32_t>(csr.nnz, context);
-  SortSink<W> sink;
-  sink.col = reinterpret_cast<uint32_t*>(tiled.col_idx.data());
-  sink.row = rows.as<uint32_t>();
-  sink.val = tiled.values.template as<W>();
-  sort_entries(CsrSource<int64_t, W>{csr.row_ptr, csr.col_idx, reinterpret_cast<const W*>(csr.values), csr.rows, 0},
-               csr.nnz, width, bits_for(uint64_t(strips)), sink, context);
-  const uint32_t* cols = reinterpret_cast<const uint32_t*>(tiled.col_idx.data());
-  DeviceBuffer seg_first = buffer_of<int64_t>(csr.nnz, context);
-  tiled.row_segments = select_positions(csr.nnz, SegmentStart{cols, rows.as<const uint32_t>(), width},
-                                        seg_first.as<int64_t>(), context);
-  tiled.row_ptr = buffer_of<int64_t>(tiled.row_segments + 1, context);
-  tiled.row_idx = buffer_of<int32_t>(tiled.row_segments, context);
-  for_each_index(tiled.row_segments + 1, context,
-                 SegmentFields{seg_first.as<const int64_t>(), tiled.row_segments, csr.nnz, rows.as<const uint32_t>(),
-                               tiled.row_ptr.template as<int64_t>(), tiled.row_idx.template as<int32_t>()});
-  for_each_index(strips + 1, context,
-                 StripPtr{seg_first.as<const int64_t>(), tiled.row_segments, cols, width,
-                          tiled.strip_ptr.template as<int64_t>()});
+  DeviceBuffer bound = buffer_of<int64_t>(1, context);
+  const auto bounds = thrustns::make_transform_iterator(thrustns::counting_iterator<int64_t>(0),
+                                                        RowSegmentBound{csr.row_ptr, csr.col_idx, width});
+  run_cub("cub::DeviceReduce::Sum", context, [&](void* temp, size_t& bytes) {
+    return cubns::DeviceReduce::Sum(temp, bytes, bounds, bound.as<int64_t>(), csr.rows, context.stream);
+  });
+  if (csr.nnz >= kMinRun * read_back(bound.as<const int64_t>(), context.stream)) {
+    tiled_by_segments(csr, width, tiled, context);
+  } else {
+    tiled_by_entry_sort(csr, width, tiled, context);
+  }
   return tiled;
 }
 
