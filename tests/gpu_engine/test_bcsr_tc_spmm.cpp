@@ -6,7 +6,8 @@
 // a row map, block rows of thousands of blocks (split panels, combined in a fixed order: repeated
 // runs give the same bits), an empty matrix, and the errors (unsupported types, f16 out of range,
 // bad leading dimensions, small workspace). B's padding is NaN (never read), C's padding is checked
-// untouched. The largest error relative to its bound is printed per precision. Skips without a device.
+// untouched; wide tiles with row-major B on every kernel that can run them (TcSpmmArgs::wide_variant).
+// The largest error relative to its bound is printed per precision. Skips without a device.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -255,6 +256,15 @@ double bound_of(TcPrecision p, sparsetc_value_type_t c_type, int64_t terms, doub
   return double(terms + 20) * u_acc * scale + u_out * magnitude + sub;
 }
 
+// The wide kernels a case can run on (TcSpmmArgs::wide_variant): fp16 / bf16 with n > 32 and
+// row-major B have the CTA-synchronous one (1) besides the default; fp16 also the coarse-stage one.
+std::vector<int> wide_variants_of(const Case& c) {
+  if (c.n <= 32 || c.b_order != SPARSETC_ORDER_ROW) return {0};
+  if (c.precision == TcPrecision::f16) return {0, 1, 2};
+  if (c.precision == TcPrecision::bf16) return {0, 1};
+  return {0};
+}
+
 void check_case(const CsrMatrix<double>& A, const sd::TcBcsrOperand& op, const Case& c, Stream& s, uint64_t seed) {
   SCOPED_TRACE(describe(c));
   ASSERT_TRUE(sd::tc_supports(c.precision, b_type_of(c.precision), c.c_type)) << "test case of unsupported types";
@@ -303,20 +313,6 @@ void check_case(const CsrMatrix<double>& A, const sd::TcBcsrOperand& op, const C
   const size_t ws_bytes = sd::tc_spmm_workspace_bytes(op, n);
   DeviceBuffer ws(ws_bytes, ctx);
 
-  std::vector<HostArray> results;
-  for (int r = 0; r < c.repeats; ++r) {
-    sd::copy_host_to_device(dC.data(), C0.bytes.data(), C0.bytes.size(), s.stream);
-    sd::tc_spmm(op, args, ws.data(), ws_bytes, s.stream);
-    HostArray got(c.c_type, C0.size());
-    sd::copy_device_to_host(got.bytes.data(), dC.data(), got.bytes.size(), s.stream);
-    ASSERT_EQ(cudaStreamSynchronize(s.stream), cudaSuccess);
-    results.push_back(std::move(got));
-  }
-  for (int r = 1; r < c.repeats; ++r)
-    ASSERT_EQ(std::memcmp(results[0].bytes.data(), results[size_t(r)].bytes.data(), results[0].bytes.size()), 0)
-        << "run " << r << " differs from run 0";
-  const HostArray& got = results[0];
-
   // reference from the values as the kernel sees them
   std::vector<double> ref(size_t(m * n), 0.0), scale(size_t(m * n), 0.0);
   std::vector<double> bseen(static_cast<size_t>(k * n));
@@ -334,37 +330,56 @@ void check_case(const CsrMatrix<double>& A, const sd::TcBcsrOperand& op, const C
         scale[size_t(i * n + j)] += std::fabs(a * bseen[size_t(col * n + j)]);
       }
     }
-  auto& w = worst()[name_of(c.precision)];
-  int64_t bad = 0;
-  for (int64_t i = 0; i < m; ++i) {
-    const int64_t terms = A.row_ptr[size_t(i + 1)] - A.row_ptr[size_t(i)];
-    for (int64_t j = 0; j < n; ++j) {
-      const size_t at = c_at(row_map[size_t(i)], j);
-      const double c0 = c.beta != 0 ? C0.get(at) : 0.0;
-      const double want = c.alpha * ref[size_t(i * n + j)] + c.beta * c0;
-      const double sc = std::fabs(c.alpha) * scale[size_t(i * n + j)] + std::fabs(c.beta * c0);
-      const double bound = bound_of(c.precision, c.c_type, terms, sc, std::fabs(want));
-      const double v = got.get(at);
-      const double err = std::fabs(v - want);
-      if (!(err <= bound)) {
-        if (++bad <= 5)
-          ADD_FAILURE() << "C(" << i << ", " << j << ") = " << v << ", want " << want << " (error " << err
-                        << ", bound " << bound << ")";
-      } else {
-        w.first = std::max(w.first, err / bound);
-        w.second = std::max(w.second, err);
+  // every wide kernel (TcSpmmArgs::wide_variant) computes the same function
+  for (int variant : wide_variants_of(c)) {
+    SCOPED_TRACE("wide_variant " + std::to_string(variant));
+    args.wide_variant = variant;
+    std::vector<HostArray> results;
+    for (int r = 0; r < c.repeats; ++r) {
+      sd::copy_host_to_device(dC.data(), C0.bytes.data(), C0.bytes.size(), s.stream);
+      sd::tc_spmm(op, args, ws.data(), ws_bytes, s.stream);
+      HostArray got(c.c_type, C0.size());
+      sd::copy_device_to_host(got.bytes.data(), dC.data(), got.bytes.size(), s.stream);
+      ASSERT_EQ(cudaStreamSynchronize(s.stream), cudaSuccess);
+      results.push_back(std::move(got));
+    }
+    for (int r = 1; r < c.repeats; ++r)
+      ASSERT_EQ(std::memcmp(results[0].bytes.data(), results[size_t(r)].bytes.data(), results[0].bytes.size()), 0)
+          << "run " << r << " differs from run 0";
+    const HostArray& got = results[0];
+
+    auto& w = worst()[name_of(c.precision)];
+    int64_t bad = 0;
+    for (int64_t i = 0; i < m; ++i) {
+      const int64_t terms = A.row_ptr[size_t(i + 1)] - A.row_ptr[size_t(i)];
+      for (int64_t j = 0; j < n; ++j) {
+        const size_t at = c_at(row_map[size_t(i)], j);
+        const double c0 = c.beta != 0 ? C0.get(at) : 0.0;
+        const double want = c.alpha * ref[size_t(i * n + j)] + c.beta * c0;
+        const double sc = std::fabs(c.alpha) * scale[size_t(i * n + j)] + std::fabs(c.beta * c0);
+        const double bound = bound_of(c.precision, c.c_type, terms, sc, std::fabs(want));
+        const double v = got.get(at);
+        const double err = std::fabs(v - want);
+        if (!(err <= bound)) {
+          if (++bad <= 5)
+            ADD_FAILURE() << "C(" << i << ", " << j << ") = " << v << ", want " << want << " (error " << err
+                          << ", bound " << bound << ")";
+        } else {
+          w.first = std::max(w.first, err / bound);
+          w.second = std::max(w.second, err);
+        }
       }
     }
+    EXPECT_EQ(bad, 0) << "outputs out of bound";
+    // the padding of C is untouched
+    std::vector<bool> logical(C0.size(), false);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) logical[c_at(i, j)] = true;
+    int64_t touched = 0;
+    for (size_t i = 0; i < C0.size(); ++i)
+      if (!logical[i] && !got.same_bits(i, C0)) ++touched;
+    EXPECT_EQ(touched, 0) << "elements of C's padding written";
   }
-  EXPECT_EQ(bad, 0) << "outputs out of bound";
-  // the padding of C is untouched
-  std::vector<bool> logical(C0.size(), false);
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) logical[c_at(i, j)] = true;
-  int64_t touched = 0;
-  for (size_t i = 0; i < C0.size(); ++i)
-    if (!logical[i] && !got.same_bits(i, C0)) ++touched;
-  EXPECT_EQ(touched, 0) << "elements of C's padding written";
 }
 
 const TcPrecision kAll[] = {TcPrecision::f16, TcPrecision::bf16, TcPrecision::tf32, TcPrecision::f64};
@@ -525,6 +540,30 @@ TEST(BcsrTcSpmm, GeneratedMatrices) {
           c.c_type = c_types_of(p).front();
           check_case(A, op, c, s, seed + uint64_t(n));
         }
+      }
+  }
+}
+
+// Wide tiles over panels of more than 32 entries (the producers' descriptor batches turn over),
+// K not a multiple of the block width (the last slab is partial: no bulk copy), whole and partial
+// N tiles; every wide kernel, fp16 and bf16.
+TEST(BcsrTcSpmm, WideTilesLongPanels) {
+  SKIP_WITHOUT_DEVICE();
+  Stream s;
+  const uint64_t seed = sparsetc_test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const CsrMatrix<double> A = sd::generate("band:3000:300", seed);
+  for (TcPrecision p : {TcPrecision::f16, TcPrecision::bf16}) {
+    const sd::TcBcsrOperand op = make_operand(A, p, true, s.context());
+    EXPECT_GT(op.entries, 32 * op.panels) << name_of(p);
+    for (int64_t n : {256, 200})
+      for (int ld : {0, 1}) {
+        Case c;
+        c.precision = p;
+        c.n = n;
+        c.ld_kind = ld;
+        c.beta = ld == 1 ? 0.5 : 0.0;
+        check_case(A, op, c, s, seed + uint64_t(n + ld));
       }
   }
 }

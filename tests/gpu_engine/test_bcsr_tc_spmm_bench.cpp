@@ -3,6 +3,8 @@
 //   SPARSETC_BENCH=1 ./sparsetc_gpu_engine_tests --gtest_filter='BcsrTcBench.*'
 // SPARSETC_BENCH_SPECS overrides the generator specs (comma separated; "+1sa" after a spec reorders
 // its rows with 1-SA first), SPARSETC_BENCH_NS the column counts. The f16 path is timed.
+// SPARSETC_BENCH_TC_VARIANTS (e.g. "1,2") also times the other wide kernels (TcSpmmArgs::wide_variant)
+// on the same inputs, one line each after the case (checked against cuSPARSE like the default).
 //
 // Per case: medians of 50 CUDA-event-timed runs after 5 warm-ups of tc_spmm (C fp32, B row-major) and of
 // cuSPARSE SpMM: CSR with fp16 A/B and fp32 compute (ALG_DEFAULT, CSR_ALG2), CSR fp32 (CSR_ALG3, often
@@ -22,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <random>
@@ -157,6 +160,8 @@ TEST(BcsrTcBench, VersusCusparse) {
   for (const std::string& s : split_list(std::getenv("SPARSETC_BENCH_NS"), {"8", "32", "128", "512"}))
     ns.push_back(std::stoll(s));
   const double tflops = std::getenv("SPARSETC_BENCH_TFLOPS") ? std::atof(std::getenv("SPARSETC_BENCH_TFLOPS")) : 780.0;
+  std::vector<int> variants;
+  for (const std::string& s : split_list(std::getenv("SPARSETC_BENCH_TC_VARIANTS"), {})) variants.push_back(std::stoi(s));
 
   cudaMemPool_t pool;
   ASSERT_EQ(cudaDeviceGetDefaultMemPool(&pool, 0), cudaSuccess);
@@ -325,6 +330,22 @@ TEST(BcsrTcBench, VersusCusparse) {
       std::fflush(stdout);
       rows.push_back({label, n, tc, best});
       EXPECT_LE(diff, 1e-2 * mag + 1e-6) << label << " n=" << n << ": tensor-core result differs from cuSPARSE";
+
+      for (int v : variants) {  // the other wide kernels on the same inputs
+        sd::TcSpmmArgs other = args;
+        other.wide_variant = v;
+        ASSERT_EQ(cudaMemsetAsync(dC.data(), 0xff, dC.size(), stream), cudaSuccess);  // NaN: every element written
+        const double ms = time_ms(stream, [&] { sd::tc_spmm(op, other, ws.data(), ws_bytes, stream); });
+        sd::copy_device_to_host(got.data(), dC.data(), got.size() * 4, stream);
+        double vdiff = 0;
+        for (size_t i = 0; i < got.size(); ++i) vdiff = std::max(vdiff, double(std::fabs(got[i] - want[i])));
+        if (std::isnan(vdiff) || std::any_of(got.begin(), got.end(), [](float x) { return std::isnan(x); }))
+          vdiff = std::numeric_limits<double>::quiet_NaN();
+        std::printf("%-30s %5lld   variant %d: %9.4f ms  %6.2fx  %5.1f%% %9.2e\n", label.c_str(), (long long)n, v, ms,
+                    best / ms, 100.0 * floor_ms / ms, mag > 0 ? vdiff / mag : vdiff);
+        std::fflush(stdout);
+        EXPECT_LE(vdiff, 1e-2 * mag + 1e-6) << label << " n=" << n << " variant " << v;
+      }
     }
     cusparseDestroySpMat(csr16);
     cusparseDestroySpMat(csr32);

@@ -89,6 +89,9 @@ struct TcSpmmArgs {
   // nullptr, or `rows` int64 in device memory: row i of A is written to (and, beta != 0, read from)
   // row row_map[i] of C — how a row-reordered A answers in the original row order.
   const int64_t* row_map = nullptr;
+  // Benchmarks only: the kernel of fp16 / bf16 with n > 32 and row-major B. 0: the default (warp-
+  // specialized), 1: the CTA-synchronous kernel, 2: warp-specialized with stages of 8 entries.
+  int wide_variant = 0;
 };
 
 // Which operand types a precision takes: f16: B f16, C f32 or f16; bf16: B bf16, C f32 or bf16;

@@ -32,18 +32,54 @@ struct TcConfig {
 // deep as two CTAs per SM allow (about 100 KB of shared memory each).
 using TcConfigN8 = TcConfig<kPanelBlockRows, 8, 4, 1, 2, 4, 6, 2>;
 using TcConfigN32 = TcConfig<kPanelBlockRows, 32, 4, 1, 2, 4, 5, 2>;
-// Wide tiles (measured on H200, band and Poisson matrices, N = 128 and 512): 16 warps, each one block
-// row x 64 columns (8 MMAs per A fragment; 2 x 8 tiles on 8 warps issue too few instructions per cycle
-// to hide their own latencies), one CTA per SM. The kernel is issue- and latency-bound, and every
-// stage costs a CTA barrier that holds all warps in step: the more entries per stage, the faster
-// (8 entries x 3 stages beat 4 x 4 by 7-14%). Column-major B slabs are padded 1.5x wider (a 16-column
-// row per column of B), so that order keeps 4 entries per stage to stay within shared memory.
+// Wide tiles of the CTA-synchronous kernel (tf32, column-major B; fp16 / bf16 with row-major B take
+// the warp-specialized kernel below). Measured on H200, band and Poisson matrices, N = 128 and 512:
+// 16 warps, each one block row x 64 columns (8 MMAs per A fragment; 2 x 8 tiles on 8 warps issue too
+// few instructions per cycle to hide their own latencies), one CTA per SM. The kernel is issue- and
+// latency-bound, and every stage costs a CTA barrier that holds all warps in step: the more entries
+// per stage, the faster (8 entries x 3 stages beat 4 x 4 by 7-14%). Column-major B slabs are padded
+// 1.5x wider (a 16-column row per column of B), so that order keeps 4 entries per stage to stay
+// within shared memory.
 using TcConfigN128 = TcConfig<kPanelBlockRows, 128, 8, 2, 1, 8, 3, 1>;
 using TcConfigN128ColB = TcConfig<kPanelBlockRows, 128, 8, 2, 1, 4, 4, 1>;
 static_assert(TcConfigN128::kTN == TcConfigN128ColB::kTN && TcConfigN128::kWM == TcConfigN128ColB::kWM &&
                   TcConfigN128::kWN == TcConfigN128ColB::kWN,
               "both orders of B store the same partial tiles (one workspace size)");
 using TcConfigF64N64 = TcConfig<kPanelBlockRows, 64, 4, 4, 1, 2, 6, 1>;
+
+// The warp-specialized wide tiles of fp16 / bf16 with row-major B (tc_ws_kernel.cuh): WM x WN
+// consumer warps that only load fragments and multiply, and P producer warps that fill a ring of
+// STAGES stages of KS entries with cp.async (entry e of the item by producer e % P), handing each
+// stage over through a pair of mbarriers (full, empty): no CTA barrier in the main loop, so the
+// consumer warps drift apart and overlap each other's latencies. P = 4: one producer per SM
+// sub-partition (a single producer warp issues all copies through one sub-partition's memory pipe:
+// measured 2.5x slower than the CTA-synchronous kernel). Each consumer owns RB = G / WM block rows x
+// TN / WN columns.
+template <int G_, int TN_, int WM_, int WN_, int KS_, int STAGES_, int P_>
+struct TcWsConfig {
+  static constexpr int kG = G_, kTN = TN_, kWM = WM_, kWN = WN_, kKS = KS_, kStages = STAGES_;
+  static constexpr int kProducerWarps = P_;
+  static constexpr int kWK = 1;
+  static constexpr int kConsumerWarps = kWM * kWN;
+  static constexpr int kThreads = 32 * (kConsumerWarps + kProducerWarps);  // producers last
+  static constexpr int kRB = kG / kWM;
+  static constexpr int kNT = kTN / kWN / 8;
+  static_assert(kG % kWM == 0 && kTN % (8 * kWN) == 0, "tile shape");
+  static_assert(kKS % 2 == 0 && 32 % kKS == 0, "fragments double-buffered across stages; 32 descriptors a batch");
+  static_assert(kStages >= 2, "a pipeline");
+};
+// Measured on H200 (f16, C fp32; bands hw 64/512/2048, Poisson 27-point 64^3, 1-SA scrambled blocks;
+// N = 128 and 512), against the CTA-synchronous kernel: 16 consumers of 1 block row x 64 columns and
+// 4 producers (640 threads, 94 registers, one CTA per SM), stages of 4 entries, 6 deep: 1.13-1.22x on
+// bands of half-width 512 and 2048, 1.09-1.11x on the scrambled blocks, 0.98-1.03x on band hw64 and
+// Poisson. Each slower than this one by: 8 consumers of 2 block rows (fewer B fragment loads, half
+// the warps to hide latencies) 1.06-1.27x, stages of 2 entries x 12 1.02-1.05x, B slabs by bulk
+// copies through the copy engine 1.02-1.21x, A prefetched into L2 by bulk prefetches 16 entries
+// ahead 1.0-1.12x.
+using TcWsConfigN128 = TcWsConfig<kPanelBlockRows, 128, 8, 2, 4, 6, 4>;
+// Stages of 8 entries x 3 (half the barrier waits, coarser hand-over): 2-4% faster on Poisson and
+// the scrambled blocks, 1-3% slower on the bands (benchmarks: TcSpmmArgs::wide_variant = 2).
+using TcWsConfigN128Coarse = TcWsConfig<kPanelBlockRows, 128, 8, 2, 8, 3, 4>;
 
 enum class TcConfigId { n8, n32, wide };
 inline TcConfigId tc_config_for(int64_t n) {

@@ -1,6 +1,7 @@
-// The end of a CTA's work: C = alpha * acc + beta * C for its tile (beta == 0: C is never read),
-// through the row map, in C's type and order. Bounds: rows < m, columns < n. Accumulator pairs of
-// adjacent columns go out as one 2-element store where C allows it (row-major, aligned, even ldc).
+// The end of a CTA's work: split items combine their chunks' partial tiles (combine_split_chunks),
+// then C = alpha * acc + beta * C for the tile (store_tile; beta == 0: C is never read), through the
+// row map, in C's type and order. Bounds: rows < m, columns < n. Accumulator pairs of adjacent
+// columns go out as one 2-element store where C allows it (row-major, aligned, even ldc).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -9,6 +10,7 @@
 #include <cstdint>
 
 #include "gpu/spmm/bcsr_tc/tc_launch.hpp"
+#include "gpu/spmm/bcsr_tc/tc_schedule.hpp"
 
 namespace sparsetc::detail::tc {
 
@@ -82,6 +84,81 @@ __device__ __forceinline__ void store_c_pair(const TcKernelParams& p, int64_t c_
       *c = __floats2bfloat162_rn(float(scaled(a0, alpha, beta, Acc(old.x))),
                                  float(scaled(a1, alpha, beta, Acc(old.y))));
       break;
+    }
+  }
+}
+
+// A split item stores its partial tile (accumulator type) to workspace slot first_slot + chunk; the
+// last CTA of its panel to arrive (per N tile) sums every chunk's tile in chunk order, its own too,
+// so the bits do not depend on which CTA is last. Returns whether this CTA goes on to store C.
+// Called by every thread of the CTA (it has barriers); `holds`: this thread's acc is part of the
+// tile, as the kRB x kNT accumulators of warp `warp_slot` (kTileAccs accumulators per CTA tile).
+template <class T, int kRB, int kNT, int64_t kTileAccs>
+__device__ __forceinline__ bool combine_split_chunks(const TcKernelParams& p, const TcWorkItem& item, int64_t n_tile,
+                                                     typename T::AccTile (&acc)[kRB][kNT], bool holds, int warp_slot,
+                                                     int lane, int& last_to_arrive) {
+  using Acc = typename T::Acc;
+  constexpr int kAcc = T::kAccPerTile, kPerThread = kRB * kNT * kAcc;
+  Acc* partials = static_cast<Acc*>(p.partials);
+  auto tile_of = [&](int64_t chunk) {
+    return partials + ((item.first_slot + chunk) * p.n_tiles + n_tile) * kTileAccs +
+           int64_t(warp_slot) * kPerThread * 32 + lane;
+  };
+  if (holds) {
+    Acc* mine = tile_of(item.chunk);
+#pragma unroll
+    for (int rb = 0; rb < kRB; ++rb)
+#pragma unroll
+      for (int nt = 0; nt < kNT; ++nt)
+#pragma unroll
+        for (int a = 0; a < kAcc; ++a) __stcg(mine + ((rb * kNT + nt) * kAcc + a) * 32, acc[rb][nt].v[a]);
+  }
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const unsigned arrived = atomicAdd(p.counters + int64_t(item.split_index) * p.n_tiles + n_tile, 1u);
+    last_to_arrive = arrived == unsigned(item.chunks - 1);
+  }
+  __syncthreads();
+  if (!last_to_arrive) return false;
+  __threadfence();
+  if (holds) {
+#pragma unroll
+    for (int rb = 0; rb < kRB; ++rb)
+#pragma unroll
+      for (int nt = 0; nt < kNT; ++nt) acc[rb][nt] = typename T::AccTile{};
+#pragma unroll 1
+    for (int c = 0; c < item.chunks; ++c) {
+      const Acc* part = tile_of(c);
+#pragma unroll
+      for (int rb = 0; rb < kRB; ++rb)
+#pragma unroll
+        for (int nt = 0; nt < kNT; ++nt)
+#pragma unroll
+          for (int a = 0; a < kAcc; ++a) acc[rb][nt].v[a] += __ldcg(part + ((rb * kNT + nt) * kAcc + a) * 32);
+    }
+  }
+  return true;
+}
+
+// One warp's kRB block rows (from row row0 on) x kNT 8-column tiles (from column col0 on) to C.
+template <class T, int kRB, int kNT>
+__device__ __forceinline__ void store_tile(const TcKernelParams& p, const typename T::AccTile (&acc)[kRB][kNT],
+                                           int64_t row0, int64_t col0, int lane) {
+  using Acc = typename T::Acc;
+  const Acc alpha = Acc(p.alpha), beta = Acc(p.beta);
+#pragma unroll
+  for (int rb = 0; rb < kRB; ++rb) {
+#pragma unroll
+    for (int a = 0; a < T::kAccPerTile; a += 2) {  // accumulators a, a + 1: adjacent columns of one row
+      const int64_t row = row0 + rb * T::kBlockH + T::acc_row(a, lane);
+      if (row >= p.m) continue;
+      const int64_t c_row = p.row_map ? __ldg(p.row_map + row) : row;
+#pragma unroll
+      for (int nt = 0; nt < kNT; ++nt) {
+        const int64_t col = col0 + nt * 8 + T::acc_col(a, lane);
+        if (col < p.n) store_c_pair<Acc>(p, c_row, col, acc[rb][nt].v[a], acc[rb][nt].v[a + 1], alpha, beta);
+      }
     }
   }
 }

@@ -32,6 +32,7 @@ struct TcKernelParams {
   const int64_t* row_map = nullptr;
   void* partials = nullptr;      // split items' partial tiles (accumulator type), workspace
   unsigned* counters = nullptr;  // split panels x n_tiles arrival counters, zeroed before the launch
+  int wide_variant = 0;          // TcSpmmArgs::wide_variant
 };
 
 // The N tile of the configuration chosen for n columns, and the partial tile (accumulators per

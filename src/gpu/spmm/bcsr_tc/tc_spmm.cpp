@@ -137,6 +137,7 @@ void tc_spmm(const TcBcsrOperand& a, const TcSpmmArgs& args, void* workspace, si
   p.alpha = args.alpha;
   p.beta = args.beta;
   p.row_map = args.row_map;
+  p.wide_variant = args.wide_variant;
   if (w.total() > 0) {
     p.partials = workspace;
     p.counters = reinterpret_cast<unsigned*>(static_cast<unsigned char*>(workspace) + w.partial_bytes);

@@ -4,7 +4,7 @@
 namespace sparsetc::detail::tc {
 
 void launch_tc_spmm_f16(const TcKernelParams& p, int64_t work_items, cudaStream_t stream) {
-  launch_for_n<F16Traits, TcConfigN128, TcConfigN128ColB>(p, work_items, stream);
+  launch_half<F16Traits>(p, work_items, stream);
 }
 
 }  // namespace sparsetc::detail::tc

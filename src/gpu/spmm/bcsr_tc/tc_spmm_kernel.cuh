@@ -14,47 +14,13 @@
 
 #include "gpu/spmm/bcsr_tc/tc_config.hpp"
 #include "gpu/spmm/bcsr_tc/tc_epilogue.cuh"
+#include "gpu/spmm/bcsr_tc/tc_fragments.cuh"
 #include "gpu/spmm/bcsr_tc/tc_launch.hpp"
 #include "gpu/spmm/bcsr_tc/tc_mma_traits.cuh"
 #include "gpu/spmm/bcsr_tc/tc_ptx.cuh"
 #include "gpu/spmm/bcsr_tc/tc_stage.cuh"
 
 namespace sparsetc::detail::tc {
-
-// One warp's operands of one entry: the B fragments of its kNT column tiles and the A fragments of
-// its kRB block rows (only those present: `mine` bit rb).
-template <class T, int kRB, int kNT>
-struct WarpFragments {
-  typename T::AFrag a[kRB];
-  typename T::BFrag b[kNT];
-
-  template <int TN, bool kBColMajor, class Layout>
-  __device__ __forceinline__ void load(uint32_t base, int slot, int entry, int g0, uint32_t mine, uint32_t a_lane,
-                                       uint32_t b_lane) {
-    if (mine == 0) return;
-    T::template load_b<kNT, TN, kBColMajor>(b, Layout::slab(base, slot, entry) + b_lane);
-    const uint32_t a_blocks = Layout::a_block(base, slot, entry, g0);
-#pragma unroll
-    for (int rb = 0; rb < kRB; ++rb)
-      if ((mine >> rb) & 1u) T::load_a(a[rb], a_blocks + rb * kBlockBytes, a_lane);
-  }
-
-  __device__ __forceinline__ void multiply(typename T::AccTile (&acc)[kRB][kNT], uint32_t mine, bool all_live,
-                                           int nt_live) const {
-#pragma unroll
-    for (int rb = 0; rb < kRB; ++rb) {
-      if (((mine >> rb) & 1u) == 0) continue;
-      if (all_live) {
-#pragma unroll
-        for (int nt = 0; nt < kNT; ++nt) T::mma(acc[rb][nt], a[rb], b[nt]);
-      } else {
-#pragma unroll
-        for (int nt = 0; nt < kNT; ++nt)
-          if (nt < nt_live) T::mma(acc[rb][nt], a[rb], b[nt]);
-      }
-    }
-  }
-};
 
 template <class T, bool kBColMajor, class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinCtas) tc_spmm_kernel(const TcKernelParams p) {
@@ -170,65 +136,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinCtas) tc_spmm_kernel(c
   // ---- split panels: partial tiles through the workspace, summed in chunk order by the last CTA
   if (item.chunks > 1) {
     constexpr int64_t kTile = int64_t(Cfg::kWM) * Cfg::kWN * 32 * Layout::kAccPerThread;
-    Acc* partials = static_cast<Acc*>(p.partials);
-    auto tile_of = [&](int64_t chunk) {
-      return partials + ((item.first_slot + chunk) * p.n_tiles + n_tile) * kTile +
-             int64_t(wmn) * Layout::kAccPerThread * 32 + lane;
-    };
-    if (wk == 0) {
-      Acc* mine = tile_of(item.chunk);
-#pragma unroll
-      for (int rb = 0; rb < kRB; ++rb)
-#pragma unroll
-        for (int nt = 0; nt < kNT; ++nt)
-#pragma unroll
-          for (int a = 0; a < kAcc; ++a) __stcg(mine + ((rb * kNT + nt) * kAcc + a) * 32, acc[rb][nt].v[a]);
-    }
-    __threadfence();
-    __syncthreads();
-    if (tid == 0) {
-      const unsigned arrived = atomicAdd(p.counters + int64_t(item.split_index) * p.n_tiles + n_tile, 1u);
-      last_to_arrive = arrived == unsigned(item.chunks - 1);
-    }
-    __syncthreads();
-    if (!last_to_arrive) return;
-    __threadfence();
-    if (wk == 0) {  // every chunk from the workspace (this one's too): the same order whoever is last
-#pragma unroll
-      for (int rb = 0; rb < kRB; ++rb)
-#pragma unroll
-        for (int nt = 0; nt < kNT; ++nt) acc[rb][nt] = AccTile{};
-#pragma unroll 1
-      for (int c = 0; c < item.chunks; ++c) {
-        const Acc* part = tile_of(c);
-#pragma unroll
-        for (int rb = 0; rb < kRB; ++rb)
-#pragma unroll
-          for (int nt = 0; nt < kNT; ++nt)
-#pragma unroll
-            for (int a = 0; a < kAcc; ++a) acc[rb][nt].v[a] += __ldcg(part + ((rb * kNT + nt) * kAcc + a) * 32);
-      }
-    }
+    if (!combine_split_chunks<T, kRB, kNT, kTile>(p, item, n_tile, acc, wk == 0, wmn, lane, last_to_arrive)) return;
   }
 
   // ---- epilogue
   if (wk != 0) return;
-  const Acc alpha = Acc(p.alpha), beta = Acc(p.beta);
-  const int64_t row0 = int64_t(item.panel) * Cfg::kG * T::kBlockH;
-#pragma unroll
-  for (int rb = 0; rb < kRB; ++rb) {
-#pragma unroll
-    for (int a = 0; a < kAcc; a += 2) {  // accumulators a, a + 1: adjacent columns of one row
-      const int64_t row = row0 + (wm * kRB + rb) * T::kBlockH + T::acc_row(a, lane);
-      if (row >= p.m) continue;
-      const int64_t c_row = p.row_map ? __ldg(p.row_map + row) : row;
-#pragma unroll
-      for (int nt = 0; nt < kNT; ++nt) {
-        const int64_t col = n0 + warp_n0 + nt * 8 + T::acc_col(a, lane);
-        if (col < p.n) store_c_pair<Acc>(p, c_row, col, acc[rb][nt].v[a], acc[rb][nt].v[a + 1], alpha, beta);
-      }
-    }
-  }
+  store_tile<T, kRB, kNT>(p, acc, int64_t(item.panel) * Cfg::kG * T::kBlockH + wm * kRB * T::kBlockH, n0 + warp_n0,
+                          lane);
 }
 
 }  // namespace sparsetc::detail::tc

@@ -13,16 +13,15 @@
 #include "gpu/spmm/bcsr_tc/tc_config.hpp"
 #include "gpu/spmm/bcsr_tc/tc_launch.hpp"
 #include "gpu/spmm/bcsr_tc/tc_spmm_kernel.cuh"
+#include "gpu/spmm/bcsr_tc/tc_ws_kernel.cuh"
 
 namespace sparsetc::detail::tc {
 
-template <class T, bool kBColMajor, class Cfg>
-void launch_kernel(const TcKernelParams& p, int64_t work_items, cudaStream_t stream) {
-  constexpr int smem = StageLayout<T, kBColMajor, Cfg>::kSmemBytes;
-  static_assert(smem <= 227 * 1024, "more shared memory than a CTA of sm_90 can have");
-  auto* kernel = &tc_spmm_kernel<T, kBColMajor, Cfg>;
-  if constexpr (smem > 48 * 1024) {  // opt in once per device (a bit per device id below 64)
-    static std::atomic<uint64_t> configured{0};
+// Opts `kernel` into `smem` bytes of dynamic shared memory (once per device: `configured` holds a
+// bit per device id below 64), then launches it on work items x N tiles.
+inline void launch_on_grid(void (*kernel)(TcKernelParams), std::atomic<uint64_t>& configured, int smem, int threads,
+                           const TcKernelParams& p, int64_t work_items, cudaStream_t stream) {
+  if (smem > 48 * 1024) {
     int device = 0;
     SPARSETC_CUDA_CHECK(cudaGetDevice(&device));
     const uint64_t bit = device < 64 ? uint64_t(1) << device : 0;
@@ -34,8 +33,25 @@ void launch_kernel(const TcKernelParams& p, int64_t work_items, cudaStream_t str
   const int64_t grid = work_items * p.n_tiles;
   require(grid <= INT_MAX, SPARSETC_STATUS_SIZE_OVERFLOW, "tensor-core SpMM: ", work_items, " work items x ",
           p.n_tiles, " column tiles exceed one launch");
-  kernel<<<unsigned(grid), Cfg::kThreads, smem, stream>>>(p);
+  kernel<<<unsigned(grid), threads, smem, stream>>>(p);
   SPARSETC_CUDA_CHECK_LAUNCH();
+}
+
+template <class T, bool kBColMajor, class Cfg>
+void launch_kernel(const TcKernelParams& p, int64_t work_items, cudaStream_t stream) {
+  constexpr int smem = StageLayout<T, kBColMajor, Cfg>::kSmemBytes;
+  static_assert(smem <= 227 * 1024, "more shared memory than a CTA of sm_90 can have");
+  static std::atomic<uint64_t> configured{0};
+  launch_on_grid(&tc_spmm_kernel<T, kBColMajor, Cfg>, configured, smem, Cfg::kThreads, p, work_items, stream);
+}
+
+// The warp-specialized kernel (row-major B only).
+template <class T, class Cfg>
+void launch_ws_kernel(const TcKernelParams& p, int64_t work_items, cudaStream_t stream) {
+  constexpr int smem = WsLayout<T, Cfg>::kSmemBytes;
+  static_assert(smem <= 227 * 1024, "more shared memory than a CTA of sm_90 can have");
+  static std::atomic<uint64_t> configured{0};
+  launch_on_grid(&tc_spmm_ws_kernel<T, Cfg>, configured, smem, Cfg::kThreads, p, work_items, stream);
 }
 
 template <class T, class RowB, class ColB>
@@ -52,6 +68,24 @@ void launch_for_n(const TcKernelParams& p, int64_t work_items, cudaStream_t stre
     case TcConfigId::n32: launch_config<T, TcConfigN32, TcConfigN32>(p, work_items, stream); break;
     default: launch_config<T, Wide, WideColB>(p, work_items, stream); break;
   }
+}
+
+template <class Cfg>
+inline constexpr int64_t kTileAccumulators = int64_t(Cfg::kWM) * Cfg::kWN * 32 * Cfg::kRB * Cfg::kNT * 4;
+static_assert(kTileAccumulators<TcWsConfigN128> == kTileAccumulators<TcConfigN128> &&
+                  kTileAccumulators<TcWsConfigN128Coarse> == kTileAccumulators<TcConfigN128>,
+              "every wide kernel stores the same partial tiles (one workspace size)");
+
+// fp16 / bf16: wide tiles with row-major B take the warp-specialized kernel; p.wide_variant picks
+// another for benchmarks (1: the CTA-synchronous kernel, 2: stages of 8 entries).
+template <class T>
+void launch_half(const TcKernelParams& p, int64_t work_items, cudaStream_t stream) {
+  if (tc_config_for(p.n) != TcConfigId::wide || p.b_col_major || p.wide_variant == 1)
+    launch_for_n<T, TcConfigN128, TcConfigN128ColB>(p, work_items, stream);
+  else if (p.wide_variant == 2)
+    launch_ws_kernel<T, TcWsConfigN128Coarse>(p, work_items, stream);
+  else
+    launch_ws_kernel<T, TcWsConfigN128>(p, work_items, stream);
 }
 
 }  // namespace sparsetc::detail::tc

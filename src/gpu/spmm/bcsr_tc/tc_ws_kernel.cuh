@@ -1,0 +1,260 @@
+// The warp-specialized tensor-core SpMM kernel for wide tiles of fp16 / bf16 with row-major B
+// (configuration: TcWsConfig in tc_config.hpp). Grid: work items x N tiles, N tile fastest.
+//
+// Why another kernel: the CTA-synchronous kernel (tc_spmm_kernel.cuh) has every warp copy its share
+// of each stage and meet at a CTA barrier per stage, which holds all warps in lock-step and spends
+// about as many instructions on copies and bookkeeping as on MMAs (ncu: issue- and latency-bound).
+// Here producer warps (one per SM sub-partition) do all copies and the consumer warps only load
+// fragments and multiply:
+//  - the producers walk the item's entries, KS per stage, into a ring of STAGES stages: for each
+//    entry the present A blocks (consecutive in the operand's values) and the B slab, with cp.async
+//    (zero-filled past K and N), then signal the stage's `full` barrier once their copies land
+//    (cp.async.mbarrier.arrive) and their mask words are written (mbarrier.arrive);
+//  - each consumer waits on `full`, multiplies the stage's entries with the next entry's fragments
+//    loaded before the current MMAs (across stage boundaries too), and arrives on the stage's `empty`
+//    barrier as soon as it has read the stage's last fragments, which lets the producer refill it.
+// The entry descriptors reach each producer 32 at a time (one coalesced load per lane, a batch
+// ahead) and are broadcast with shuffles. The end (split chunks, C) is the other kernel's.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "gpu/spmm/bcsr_tc/tc_config.hpp"
+#include "gpu/spmm/bcsr_tc/tc_epilogue.cuh"
+#include "gpu/spmm/bcsr_tc/tc_fragments.cuh"
+#include "gpu/spmm/bcsr_tc/tc_launch.hpp"
+#include "gpu/spmm/bcsr_tc/tc_mma_traits.cuh"
+#include "gpu/spmm/bcsr_tc/tc_ptx.cuh"
+#include "gpu/spmm/bcsr_tc/tc_schedule.hpp"
+#include "gpu/spmm/bcsr_tc/tc_stage.cuh"
+
+namespace sparsetc::detail::tc {
+
+// Shared memory: STAGES stages of [A: KS entries x G blocks x 512][B: KS slabs][masks: KS x uint32],
+// then the barriers (full[STAGES], empty[STAGES]). A blocks are swizzled as in tc_stage.cuh; B slabs
+// are block-width rows of TN values, padded (b_row_stride) so that ldmatrix.trans is conflict-free.
+template <class T, class Cfg>
+struct WsLayout {
+  static constexpr int kBRowBytes = T::b_row_stride(Cfg::kTN);
+  static constexpr int kSlabBytes = T::kBlockW * kBRowBytes;
+  static constexpr int kAStage = Cfg::kKS * Cfg::kG * kBlockBytes;
+  static constexpr int kBStage = Cfg::kKS * kSlabBytes;
+  static constexpr int kStageBytes = (kAStage + kBStage + Cfg::kKS * 4 + 127) / 128 * 128;
+  static constexpr int kBarrierOffset = Cfg::kStages * kStageBytes;
+  static constexpr int kSmemBytes = kBarrierOffset + 2 * Cfg::kStages * 8;
+
+  static __device__ __forceinline__ uint32_t a_block(uint32_t base, int slot, int entry, int g) {
+    return base + slot * kStageBytes + (entry * Cfg::kG + g) * kBlockBytes;
+  }
+  static __device__ __forceinline__ uint32_t slab(uint32_t base, int slot, int entry) {
+    return base + slot * kStageBytes + kAStage + entry * kSlabBytes;
+  }
+  static __device__ __forceinline__ uint32_t mask(uint32_t base, int slot, int entry) {
+    return base + slot * kStageBytes + kAStage + kBStage + entry * 4;
+  }
+  static __device__ __forceinline__ uint32_t full(uint32_t base, int slot) { return base + kBarrierOffset + slot * 8; }
+  static __device__ __forceinline__ uint32_t empty(uint32_t base, int slot) {
+    return base + kBarrierOffset + (Cfg::kStages + slot) * 8;
+  }
+};
+
+template <class T, class Cfg>
+struct WsProducer {
+  using Layout = WsLayout<T, Cfg>;
+  using Value = typename T::Value;
+  static constexpr int kEPC = 16 / T::kElemBytes;                  // elements per 16-byte chunk
+  static constexpr int kChunksPerRow = Cfg::kTN / kEPC;            // of a B slab row
+  static constexpr int kRowsPerPass = 32 / kChunksPerRow;          // the warp copies this many rows at once
+  static constexpr int kPasses = T::kBlockW / kRowsPerPass;
+  static constexpr int kBlockChunks = kBlockBytes / 16;
+  static_assert(kBlockChunks == 32, "one 16-byte chunk of each A block per lane");
+  static_assert(32 % kChunksPerRow == 0 && T::kBlockW % kRowsPerPass == 0, "whole B rows per pass");
+  // Producer warps per stage (each copies kEntriesPerWarp of its entries), and stages from one of a
+  // warp's stages to its next (P > KS: the warps take turns over the stages).
+  static constexpr int kWarpsPerStage = Cfg::kKS < Cfg::kProducerWarps ? Cfg::kKS : Cfg::kProducerWarps;
+  static constexpr int kEntriesPerWarp = Cfg::kKS / kWarpsPerStage;
+  static constexpr int kStageStride = Cfg::kProducerWarps / kWarpsPerStage;
+  static_assert(Cfg::kKS % Cfg::kProducerWarps == 0 || Cfg::kProducerWarps % Cfg::kKS == 0, "whole entries per warp");
+  static_assert(kStageStride <= Cfg::kStages && kStageStride * Cfg::kKS <= 32, "one slot wrap, one batch a step");
+  // Arrivals that complete a `full` phase: per producer warp of the stage, each lane once when its
+  // copies land and lane 0 once after the warp's shared-memory stores (masks, element-wise B).
+  static constexpr int kFullArrivals = kWarpsPerStage * 33;
+
+  static __device__ __forceinline__ TcEntry entry(const TcEntry* entries, int64_t count, int64_t i) {
+    TcEntry d{0, 0, 0u};  // past the end: no blocks
+    if (i < count) {
+      const int4 raw = __ldg(reinterpret_cast<const int4*>(entries + i));
+      memcpy(&d, &raw, sizeof d);
+    }
+    return d;
+  }
+
+  // Producer warp `pw` copies entries pw % W, pw % W + W, ... (W = kWarpsPerStage) of stages
+  // pw / W, pw / W + kStageStride, ...
+  static __device__ void run(const TcKernelParams& p, const TcWorkItem& item, int64_t n0, uint32_t base, int pw,
+                             int lane, int64_t stages) {
+    const TcEntry* entries = p.entries + item.entry_begin;
+    const int64_t count = item.entry_end - item.entry_begin;
+    const Value* b = static_cast<const Value*>(p.b);
+    // Lane roles, the same for every entry: chunk `lane` of each A block; chunk b_chunk of B slab rows
+    // b_row0, b_row0 + kRowsPerPass, ...
+    const unsigned char* a_src = static_cast<const unsigned char*>(p.values) + lane * 16;
+    const uint32_t a_dst = uint32_t(T::a_offset(lane / T::kAChunksPerRow, lane % T::kAChunksPerRow));
+    const int b_row0 = lane / kChunksPerRow, b_chunk = lane % kChunksPerRow;
+    const int64_t b_col = n0 + b_chunk * kEPC;
+    const int b_cols = int(min(max(p.n - b_col, int64_t(0)), int64_t(kEPC)));  // valid columns of the chunk
+    const uint32_t b_dst = uint32_t(b_row0 * Layout::kBRowBytes + b_chunk * 16);
+    const int j0 = pw % kWarpsPerStage;
+
+    TcEntry batch = entry(entries, count, lane), next = entry(entries, count, 32 + lane);
+    int64_t batch_first = 0;  // entry index of batch's lane 0
+    int64_t s = pw / kWarpsPerStage;
+    int slot = int(s);
+    uint32_t parity = 1;  // the empty barriers' phase "before 0" counts as completed: every slot starts free
+    for (; s < stages; s += kStageStride) {
+      if (s * Cfg::kKS >= batch_first + 32) {
+        batch = next;
+        batch_first += 32;
+        next = entry(entries, count, batch_first + 32 + lane);
+      }
+      const int in_batch = int(s * Cfg::kKS - batch_first);
+      mbarrier_wait(Layout::empty(base, slot), parity);
+#pragma unroll
+      for (int jj = 0; jj < kEntriesPerWarp; ++jj) {
+        const int j = j0 + jj * kWarpsPerStage;
+        const uint32_t mask = __shfl_sync(0xffffffffu, batch.mask, in_batch + j);
+        if (lane == 0) sts_u32(Layout::mask(base, slot, j), mask);
+        if (mask == 0) continue;
+        const int64_t first = __shfl_sync(0xffffffffu, batch.first_block, in_batch + j);
+        const int32_t col_block = __shfl_sync(0xffffffffu, batch.col_block, in_batch + j);
+        // A: the entry's blocks are consecutive in the operand, in block-row order.
+        const unsigned char* a = a_src + first * kBlockBytes;
+        const uint32_t a_to = Layout::a_block(base, slot, j, 0) + a_dst;
+#pragma unroll
+        for (int g = 0; g < Cfg::kG; ++g)
+          if ((mask >> g) & 1u) {
+            cp_async_16(a_to + g * kBlockBytes, a, 16);
+            a += kBlockBytes;
+          }
+        // B: rows [col_block * width, + width), columns [n0, n0 + TN); zeros past K and N.
+        const int64_t k0 = int64_t(col_block) * T::kBlockW + b_row0;
+        const int64_t rows_left = p.k - k0;
+        const Value* row = b + k0 * p.ldb + b_col;
+        const uint32_t b_to = Layout::slab(base, slot, j) + b_dst;
+#pragma unroll
+        for (int pass = 0; pass < kPasses; ++pass) {
+          const int r = pass * kRowsPerPass;
+          const int valid = r < rows_left ? b_cols : 0;
+          const uint32_t dst = b_to + r * Layout::kBRowBytes;
+          if (p.b_aligned) {
+            cp_async_16(dst, valid > 0 ? row + r * p.ldb : b, valid * T::kElemBytes);
+          } else {
+            Value v[kEPC];
+#pragma unroll
+            for (int e = 0; e < kEPC; ++e) v[e] = e < valid ? row[r * p.ldb + e] : Value(0);
+            uint4 packed;
+            memcpy(&packed, v, 16);
+            st_shared_16(dst, packed);
+          }
+        }
+      }
+      cp_async_mbarrier_arrive(Layout::full(base, slot));
+      __syncwarp();
+      if (lane == 0) mbarrier_arrive(Layout::full(base, slot));
+      slot += kStageStride;
+      if (slot >= Cfg::kStages) {
+        slot -= Cfg::kStages;
+        parity ^= 1u;
+      }
+    }
+  }
+};
+
+template <class T, class Cfg>
+__global__ void __launch_bounds__(Cfg::kThreads, 1) tc_spmm_ws_kernel(const TcKernelParams p) {
+  using Layout = WsLayout<T, Cfg>;
+  using AccTile = typename T::AccTile;
+  constexpr int kRB = Cfg::kRB, kNT = Cfg::kNT, kKS = Cfg::kKS;
+  extern __shared__ __align__(128) unsigned char smem[];
+  __shared__ int last_to_arrive;
+  const uint32_t base = smem_address(smem);
+
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const bool producer = warp >= Cfg::kConsumerWarps;
+  const int wm = warp / Cfg::kWN, wn = warp % Cfg::kWN;
+  const int64_t item_index = int64_t(blockIdx.x) / p.n_tiles;
+  const int64_t n_tile = int64_t(blockIdx.x) % p.n_tiles;
+  const int64_t n0 = n_tile * Cfg::kTN;
+  const TcWorkItem item = p.items[item_index];
+  const int64_t stages = (item.entry_end - item.entry_begin + kKS - 1) / kKS;
+
+  if (tid < Cfg::kStages) {
+    mbarrier_init(Layout::full(base, tid), WsProducer<T, Cfg>::kFullArrivals);
+    mbarrier_init(Layout::empty(base, tid), Cfg::kConsumerWarps);
+  }
+  __syncthreads();
+
+  AccTile acc[kRB][kNT];
+  const int warp_n0 = wn * kNT * 8;  // first column of this warp within the tile
+  if (producer) {
+    WsProducer<T, Cfg>::run(p, item, n0, base, warp - Cfg::kConsumerWarps, lane, stages);
+  } else if (stages > 0) {
+    // MMA tiles of this warp that hold columns < n (warp-uniform; the rest would only multiply zeros).
+    const int64_t live = (p.n - n0 - warp_n0 + 7) / 8;
+    const int nt_live = live < 0 ? 0 : live > kNT ? kNT : int(live);
+    const bool all_live = nt_live == kNT;
+    const uint32_t a_lane = T::a_lane(lane);
+    const uint32_t b_lane = T::template b_lane<Cfg::kTN, false>(warp_n0, lane);
+    const int g0 = wm * kRB;
+    auto masks_of = [&](int slot, uint32_t(&mine)[kKS]) {
+#pragma unroll
+      for (int j = 0; j < kKS; ++j) mine[j] = (lds_u32(Layout::mask(base, slot, j)) >> g0) & ((1u << kRB) - 1u);
+    };
+
+    WarpFragments<T, kRB, kNT> frag[2];
+    int slot = 0;
+    uint32_t parity = 0;
+    uint32_t mine[kKS];
+    mbarrier_wait(Layout::full(base, 0), 0);
+    masks_of(0, mine);
+    frag[0].template load<Cfg::kTN, false, Layout>(base, 0, 0, g0, mine[0], a_lane, b_lane);
+    for (int64_t s = 0; s < stages; ++s) {
+      uint32_t next[kKS] = {};
+#pragma unroll
+      for (int j = 0; j < kKS; ++j) {
+        if (j + 1 < kKS) {
+          frag[(j + 1) & 1].template load<Cfg::kTN, false, Layout>(base, slot, j + 1, g0, mine[j + 1], a_lane,
+                                                                    b_lane);
+        } else {  // the stage's fragments are all in registers: hand it back, open the next one
+          __syncwarp();
+          if (lane == 0) mbarrier_arrive(Layout::empty(base, slot));
+          if (++slot == Cfg::kStages) {
+            slot = 0;
+            parity ^= 1u;
+          }
+          if (s + 1 < stages) {
+            mbarrier_wait(Layout::full(base, slot), parity);
+            masks_of(slot, next);
+            frag[0].template load<Cfg::kTN, false, Layout>(base, slot, 0, g0, next[0], a_lane, b_lane);
+          }
+        }
+        frag[j & 1].multiply(acc, mine[j], all_live, nt_live);
+      }
+#pragma unroll
+      for (int j = 0; j < kKS; ++j) mine[j] = next[j];
+    }
+  }
+
+  // ---- split panels: partial tiles through the workspace, summed in chunk order by the last CTA
+  if (item.chunks > 1) {
+    constexpr int64_t kTile = int64_t(Cfg::kConsumerWarps) * 32 * kRB * kNT * T::kAccPerTile;
+    if (!combine_split_chunks<T, kRB, kNT, kTile>(p, item, n_tile, acc, !producer, warp, lane, last_to_arrive))
+      return;
+  }
+  if (producer) return;
+  store_tile<T, kRB, kNT>(p, acc, int64_t(item.panel) * Cfg::kG * T::kBlockH + wm * kRB * T::kBlockH, n0 + warp_n0,
+                          lane);
+}
+
+}  // namespace sparsetc::detail::tc
