@@ -135,6 +135,19 @@ template <typename V>
   return ::testing::AssertionSuccess();
 }
 
+// Numeric-only values of A * B on `pattern`'s structure (its values ignored), back on the host.
+template <typename V>
+CsrMatrix<V> numeric_reuse(const CsrMatrix<double>& a, const CsrMatrix<double>& b, const CsrMatrix<V>& pattern,
+                           const sd::GpuContext& ctx) {
+  const sd::DeviceCsr<V> da = sd::csr_to_device(values_as<V>(a), ctx), db = sd::csr_to_device(values_as<V>(b), ctx);
+  const sd::DeviceCsr<V> dp = sd::csr_to_device(pattern, ctx);
+  sd::DeviceBuffer values(size_t(dp.nnz) * sizeof(V), ctx);
+  sd::binned_numeric(da.view(), db.view(), dp.view(), values.as<V>(), ctx);
+  CsrMatrix<V> reused = pattern;
+  sd::copy_device_to_host(reused.values.data(), values.data(), values.size(), ctx.stream);
+  return reused;
+}
+
 template <typename V>
 ::testing::AssertionResult bitwise_equal(const CsrMatrix<V>& x, const CsrMatrix<V>& y) {
   if (x.row_ptr != y.row_ptr || x.col_idx != y.col_idx) return ::testing::AssertionFailure() << "structure differs";
@@ -300,13 +313,7 @@ TEST_F(BinnedSpgemm, DenseWindowRowsMatchReferenceAndNumericReuse) {
   EXPECT_GT(run.stats.bin_rows[sd::binned::kMergeBin], 2000);
   EXPECT_TRUE(matches_reference(run.c, a, b)) << "seed " << seed;
   const sd::GpuContext ctx = context();
-  const sd::DeviceCsr<double> da = sd::csr_to_device(a, ctx), db = sd::csr_to_device(b, ctx);
-  const sd::DeviceCsr<double> pattern = sd::csr_to_device(run.c, ctx);
-  sd::DeviceBuffer values(size_t(pattern.nnz) * sizeof(double), ctx);
-  sd::binned_numeric(da.view(), db.view(), pattern.view(), values.as<double>(), ctx);
-  CsrMatrix<double> reused = run.c;
-  sd::copy_device_to_host(reused.values.data(), values.data(), values.size(), stream_);
-  EXPECT_TRUE(bitwise_equal(reused, run.c)) << "seed " << seed;
+  EXPECT_TRUE(bitwise_equal(numeric_reuse(a, b, run.c, ctx), run.c)) << "seed " << seed;
   const Result<float> single = multiply<float>(rounded<float>(a), rounded<float>(b), context(), paper);
   EXPECT_TRUE(matches_reference(single.c, rounded<float>(a), rounded<float>(b))) << "seed " << seed;
 
@@ -320,13 +327,7 @@ TEST_F(BinnedSpgemm, DenseWindowRowsMatchReferenceAndNumericReuse) {
   sd::BinnedSpgemmOptions no_windows = paper;
   no_windows.global_windows = false;
   EXPECT_TRUE(bitwise_equal(multiply<double>(wa, wb, context(), no_windows).c, wide.c)) << "seed " << seed;
-  const sd::DeviceCsr<double> dwa = sd::csr_to_device(wa, ctx), dwb = sd::csr_to_device(wb, ctx);
-  const sd::DeviceCsr<double> wide_pattern = sd::csr_to_device(wide.c, ctx);
-  sd::DeviceBuffer wide_values(size_t(wide_pattern.nnz) * sizeof(double), ctx);
-  sd::binned_numeric(dwa.view(), dwb.view(), wide_pattern.view(), wide_values.as<double>(), ctx);
-  CsrMatrix<double> wide_reused = wide.c;
-  sd::copy_device_to_host(wide_reused.values.data(), wide_values.data(), wide_values.size(), stream_);
-  EXPECT_TRUE(bitwise_equal(wide_reused, wide.c)) << "seed " << seed;
+  EXPECT_TRUE(bitwise_equal(numeric_reuse(wa, wb, wide.c, ctx), wide.c)) << "seed " << seed;
 }
 
 // The block dense accumulator (block_dense.cu): ESC rows of bins 35/36 whose columns span too
@@ -359,6 +360,7 @@ void check_block_dense(BinnedSpgemm& t) {
     sd::BinnedSpgemmOptions passes;
     passes.block_dense_bytes = 16 << 10;
     passes.block_dense_passes = 64;
+    passes.block_dense_one_pass_bytes = 0;
     const Result<V> many = multiply<V>(o.a, o.b, ctx, passes);
     EXPECT_GT(many.stats.block_dense_passes, 3);
     EXPECT_TRUE(bitwise_equal(many.c, run.c)) << many.stats.block_dense_passes << " passes, seed " << seed;
@@ -370,13 +372,7 @@ void check_block_dense(BinnedSpgemm& t) {
     EXPECT_EQ(grown.stats.grown_rows, grown.stats.bin_rows[sd::binned::kMergeBin]) << "one growth per merge row";
     EXPECT_TRUE(bitwise_equal(grown.c, run.c)) << "grown, seed " << seed;
 
-    const sd::DeviceCsr<V> da = sd::csr_to_device(values_as<V>(o.a), ctx), db = sd::csr_to_device(values_as<V>(o.b), ctx);
-    const sd::DeviceCsr<V> pattern = sd::csr_to_device(run.c, ctx);
-    sd::DeviceBuffer values(size_t(pattern.nnz) * sizeof(V), ctx);
-    sd::binned_numeric(da.view(), db.view(), pattern.view(), values.as<V>(), ctx);
-    CsrMatrix<V> reused = run.c;
-    sd::copy_device_to_host(reused.values.data(), values.data(), values.size(), ctx.stream);
-    EXPECT_TRUE(bitwise_equal(reused, run.c)) << "numeric-only, seed " << seed;
+    EXPECT_TRUE(bitwise_equal(numeric_reuse(o.a, o.b, run.c, ctx), run.c)) << "numeric-only, seed " << seed;
 
     // Numeric-only on a pattern with every third entry dropped: the kept entries keep their bits
     // (the dropped columns' products leave nothing behind in the accumulator).
@@ -392,12 +388,8 @@ void check_block_dense(BinnedSpgemm& t) {
         }
       thinned.row_ptr[size_t(i + 1)] = int64_t(thinned.col_idx.size());
     }
-    const sd::DeviceCsr<V> thin = sd::csr_to_device(thinned, ctx);
-    sd::DeviceBuffer thin_values(size_t(thin.nnz) * sizeof(V), ctx);
-    sd::binned_numeric(da.view(), db.view(), thin.view(), thin_values.as<V>(), ctx);
-    CsrMatrix<V> thin_reused = thinned;
-    sd::copy_device_to_host(thin_reused.values.data(), thin_values.data(), thin_values.size(), ctx.stream);
-    EXPECT_TRUE(bitwise_equal(thin_reused, thinned)) << "numeric-only on a thinned pattern, seed " << seed;
+    EXPECT_TRUE(bitwise_equal(numeric_reuse(o.a, o.b, thinned, ctx), thinned))
+        << "numeric-only on a thinned pattern, seed " << seed;
   }
 }
 TEST_F(BinnedSpgemm, BlockDenseAccumulatorMatchesPaperKernelsFloat) { check_block_dense<float>(*this); }
@@ -524,13 +516,7 @@ void check_accumulators(BinnedSpgemm& t, const CsrMatrix<double>& a0, const CsrM
   EXPECT_EQ(sorted.stats.esc_paths[0] + sorted.stats.esc_paths[1], 0);
   EXPECT_TRUE(bitwise_equal(sorted.c, run.c)) << "accumulators against the ESC sort, seed " << seed;
 
-  const sd::DeviceCsr<V> da = sd::csr_to_device(values_as<V>(a), ctx), db = sd::csr_to_device(values_as<V>(b), ctx);
-  const sd::DeviceCsr<V> pattern = sd::csr_to_device(run.c, ctx);
-  sd::DeviceBuffer values(size_t(pattern.nnz) * sizeof(V), ctx);
-  sd::binned_numeric(da.view(), db.view(), pattern.view(), values.as<V>(), ctx);
-  CsrMatrix<V> reused = run.c;
-  sd::copy_device_to_host(reused.values.data(), values.data(), values.size(), ctx.stream);
-  EXPECT_TRUE(bitwise_equal(reused, run.c)) << "numeric-only, seed " << seed;
+  EXPECT_TRUE(bitwise_equal(numeric_reuse(a, b, run.c, ctx), run.c)) << "numeric-only, seed " << seed;
 }
 
 // Narrow spans (at most 2 * (30 + 40) + 1 columns) with u from 0 to 61 * 81: the dense window.

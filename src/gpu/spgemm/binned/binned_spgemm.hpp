@@ -66,6 +66,10 @@ struct BinnedSpgemmOptions {
   int block_dense_first_bin = binned::kFirstEscBin + 2;
   size_t block_dense_bytes = size_t(100) << 10;
   int block_dense_passes = 8;
+  // When B's columns need several passes in block_dense_bytes but one in this many bytes, one pass
+  // (one block per SM): a long row of A walks its rows of B once per pass (H200, fp32: bloweya, two
+  // passes 9.99 ms, one 8.07; cage11 0.625 / 0.639). 0: never.
+  size_t block_dense_one_pass_bytes = size_t(200) << 10;
   // Rows of bin 33 (u = 33..128): ESC with one warp per row, eight rows a block (middle_rows.cu),
   // instead of one 32-thread block per row (esc.cu). The same bits either way.
   bool middle_rows_in_warps = true;

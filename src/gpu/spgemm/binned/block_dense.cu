@@ -135,7 +135,7 @@ __global__ void __launch_bounds__(kThreads)
   extern __shared__ __align__(16) unsigned char dynamic[];
   __shared__ RunSlots<V> slots;
   __shared__ int64_t slot, total;
-  __shared__ int32_t window_lo, window_hi;
+  __shared__ ColumnSpan window;
   const int64_t words = (b.cols + 31) >> 5;
   const BlockDenseLayout<V> s(dynamic, words);
   zero_scratch(s, words, pass_width);
@@ -149,24 +149,7 @@ __global__ void __launch_bounds__(kThreads)
     // of `narrow` columns lives in shared memory next to three other blocks (band:16384:512, u =
     // 1025^2 onto 2049 columns: 22 ms there, 78 ms here).
     if ((ae - as) * 32 <= state.bound) {
-      if (threadIdx.x == 0) {
-        window_lo = INT32_MAX;
-        window_hi = -1;
-      }
-      __syncthreads();
-      int32_t lo = INT32_MAX, hi = -1;
-      for (int64_t e = as + threadIdx.x; e < ae; e += kThreads) {
-        int64_t bs, be;
-        row_of_b(b, __ldg(a.col_idx + e), bs, be);
-        if (be == bs) continue;
-        lo = min(lo, __ldg(b.col_idx + bs));
-        hi = max(hi, __ldg(b.col_idx + be - 1));
-      }
-      atomicMin(&window_lo, lo);
-      atomicMax(&window_hi, hi);
-      __syncthreads();
-      const int64_t width = int64_t(window_hi) - int64_t(window_lo) + 1;
-      __syncthreads();  // every thread has the width before the next row resets it
+      const int64_t width = block_column_span(a, b, as, ae, window).width();
       if (width <= narrow && width <= state.capacity) continue;
     }
     // The exact length: known after a growth (needed, exact), else from the bits of a symbolic pass.

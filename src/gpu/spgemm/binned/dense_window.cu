@@ -33,7 +33,7 @@ __global__ void __launch_bounds__(kThreads)
   __shared__ int64_t run_b[kThreads];
   __shared__ int32_t run_length[kThreads];
   __shared__ V run_a[kThreads];
-  __shared__ int32_t window_lo, window_hi;
+  __shared__ ColumnSpan window_span;
   uint8_t* touched = flags_base + int64_t(blockIdx.x) * window;
   V* acc = vals_base + int64_t(blockIdx.x) * window;
   const int tid = threadIdx.x;
@@ -44,25 +44,9 @@ __global__ void __launch_bounds__(kThreads)
     const int64_t row = state.row, a_pos = state.a_pos, a_end = __ldg(a.row_ptr + row + 1);
     const bool fresh = state.length == 0 && state.b_off == 0 && a_pos == __ldg(a.row_ptr + row) && a_pos < a_end;
     if (!fresh) continue;  // the same for every thread
-    if (tid == 0) {
-      window_lo = INT32_MAX;
-      window_hi = -1;
-    }
-    __syncthreads();
-    int32_t lo = INT32_MAX, hi = -1;
-    for (int64_t e = a_pos + tid; e < a_end; e += kThreads) {
-      int64_t bs, be;
-      row_of_b(b, __ldg(a.col_idx + e), bs, be);
-      if (be == bs) continue;
-      lo = min(lo, __ldg(b.col_idx + bs));
-      hi = max(hi, __ldg(b.col_idx + be - 1));
-    }
-    atomicMin(&window_lo, lo);
-    atomicMax(&window_hi, hi);
-    __syncthreads();
-    const int32_t first_col = window_lo;
-    const int64_t width = int64_t(window_hi) - int64_t(window_lo) + 1;
-    __syncthreads();  // every thread has the window before the next row may reset it
+    const ColumnSpan span = block_column_span(a, b, a_pos, a_end, window_span);
+    const int32_t first_col = span.lo;
+    const int64_t width = span.width();
     if (width <= narrowest || width > window || (a_end - a_pos) * kMinRunLength > state.bound) continue;
 
     // Accumulate, one row of B after the other.

@@ -51,6 +51,35 @@ __device__ __forceinline__ int last_not_above(const T* a, int n, T key) {
   return lo;
 }
 
+// The first and last column met by the products of A's entries [as, ae): the rows of B met are
+// sorted, so their first and last entries suffice. Every thread of the block calls it (threads over
+// the entries; two barriers) and gets {lo, hi}; {INT32_MAX, -1} when no product. `span` is the
+// block's shared pair, free again when this returns.
+struct ColumnSpan {
+  int32_t lo, hi;
+  __device__ int64_t width() const { return int64_t(hi) - int64_t(lo) + 1; }
+};
+template <typename V>
+__device__ ColumnSpan block_column_span(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, int64_t as, int64_t ae,
+                                        ColumnSpan& span) {
+  if (threadIdx.x == 0) span = {INT32_MAX, -1};
+  __syncthreads();
+  int32_t lo = INT32_MAX, hi = -1;
+  for (int64_t e = as + threadIdx.x; e < ae; e += blockDim.x) {
+    int64_t bs, be;
+    row_of_b(b, __ldg(a.col_idx + e), bs, be);
+    if (be == bs) continue;
+    lo = min(lo, __ldg(b.col_idx + bs));
+    hi = max(hi, __ldg(b.col_idx + be - 1));
+  }
+  atomicMin(&span.lo, lo);
+  atomicMax(&span.hi, hi);
+  __syncthreads();
+  const ColumnSpan result = span;
+  __syncthreads();  // every thread has it before the caller may reset or reuse the pair
+  return result;
+}
+
 // Smallest power of two >= n (n >= 1).
 __device__ __forceinline__ int64_t next_pow2(int64_t n) {
   int64_t p = 1;

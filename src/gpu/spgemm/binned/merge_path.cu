@@ -51,7 +51,7 @@ struct MergeShared {
   V run_a[kThreads];                // the entry of A that scales it
   typename cubns::BlockScan<int64_t, kThreads>::TempStorage scan;
   int64_t next_a, next_b_off, first_moved;
-  int32_t window_lo, window_hi;  // the row's column window (dense mode)
+  ColumnSpan window;             // the row's column window (dense mode)
 };
 
 template <typename V>
@@ -211,25 +211,10 @@ __global__ void __launch_bounds__(kThreads, 4)
   V* const global_vals = state.vals;
   // A fresh row with a narrow column window and long rows of B: dense mode.
   if (dense_ok && state.length == 0 && b_off == 0 && a_pos == __ldg(a.row_ptr + row)) {
-    if (tid == 0) {
-      s.window_lo = INT32_MAX;
-      s.window_hi = -1;
-    }
-    __syncthreads();
-    int32_t lo = INT32_MAX, hi = -1;
-    for (int64_t e = a_pos + tid; e < a_end; e += kThreads) {
-      int64_t bs, be;
-      row_of_b(b, __ldg(a.col_idx + e), bs, be);
-      if (be == bs) continue;
-      lo = min(lo, __ldg(b.col_idx + bs));
-      hi = max(hi, __ldg(b.col_idx + be - 1));
-    }
-    atomicMin(&s.window_lo, lo);
-    atomicMax(&s.window_hi, hi);
-    __syncthreads();
-    const int64_t width = int64_t(s.window_hi) - int64_t(s.window_lo) + 1;
+    const ColumnSpan span = block_column_span(a, b, a_pos, a_end, s.window);
+    const int64_t width = span.width();
     if (width <= kResult && width <= capacity && (a_end - a_pos) * 32 <= state.bound) {
-      const int64_t length = dense_row(a, b, a_pos, a_end, s.window_lo, int(width), s, global_cols, global_vals);
+      const int64_t length = dense_row(a, b, a_pos, a_end, span.lo, int(width), s, global_cols, global_vals);
       if (tid == 0) {
         state.a_pos = a_end;
         state.length = length;

@@ -40,14 +40,16 @@ __global__ void __launch_bounds__(kThreads)
   const int lane = threadIdx.x & 31;
   const unsigned below = (1u << lane) - 1;
   for (int64_t i = int64_t(blockIdx.x) * kWarps + (threadIdx.x >> 5); i < a.rows; i += int64_t(gridDim.x) * kWarps) {
-    if (long_rows != nullptr && warp_products(a, b, i, lane) > kLongProducts) {  // for long_rows_kernel
-      if (lane == 0) long_rows[atomicAdd(long_count, 1)] = int32_t(i);
+    const int64_t as = __ldg(a.row_ptr + i), ae = __ldg(a.row_ptr + i + 1);
+    // A row of more than 32 entries of A counts its products first; a shorter one counts them
+    // in its one round below.
+    if (long_rows != nullptr && ae - as > 32 && warp_products(a, b, i, lane) > kLongProducts) {
+      if (lane == 0) long_rows[atomicAdd(long_count, 1)] = int32_t(i);  // for long_rows_kernel
       continue;
     }
     const int64_t cs = __ldg(c_row_ptr + i), ce = __ldg(c_row_ptr + i + 1);
     for (int64_t q = cs + lane; q < ce; q += 32) c_vals[q] = V(0);
     __syncwarp();
-    const int64_t as = __ldg(a.row_ptr + i), ae = __ldg(a.row_ptr + i + 1);
     for (int64_t e0 = as; e0 < ae; e0 += 32) {
       // 32 entries of A: their rows of B, numbered by an inclusive scan of their lengths.
       const int64_t e = e0 + lane;
@@ -65,6 +67,10 @@ __global__ void __launch_bounds__(kThreads)
         if (lane >= offset) inclusive += y;
       }
       const int64_t exclusive = inclusive - length, total = __shfl_sync(kFullMask, inclusive, 31);
+      if (long_rows != nullptr && ae - as <= 32 && total > kLongProducts) {  // (its one round: total = u)
+        if (lane == 0) long_rows[atomicAdd(long_count, 1)] = int32_t(i);
+        break;
+      }
       for (int64_t t0 = 0; t0 < total; t0 += 32) {
         const int64_t t = t0 + lane;
         // The entry owning product t: the last lane whose first product is <= t.
