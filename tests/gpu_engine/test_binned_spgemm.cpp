@@ -344,11 +344,19 @@ void check_block_dense(BinnedSpgemm& t) {
                           eb = rounded<V>(random_rows(3000, 20011, {0, 30, 59}, seed + 1));
   const CsrMatrix<double> ma = rounded<V>(random_rows(203, 3000, {40, 60}, seed + 2)),
                           mb = rounded<V>(random_rows(3000, 9001, {300}, seed + 3));
-  for (const Operands& o : {Operands{ea, eb}, Operands{ma, mb}}) {
+  // Long rows of A (1100-3000 entries) over short rows of B (1-9): chunks streamed by one warp.
+  const CsrMatrix<double> sa = rounded<V>(random_rows(61, 20000, {0, 1100, 3000}, seed + 4)),
+                          sb = rounded<V>(random_rows(20000, 5003, {0, 1, 3, 5, 9}, seed + 5));
+  struct Case {
+    Operands o;
+    int64_t rows;  // rows of bins 35..37 at least
+  };
+  for (const Case& k : {Case{{ea, eb}, 150}, Case{{ma, mb}, 150}, Case{{sa, sb}, 30}}) {
+    const Operands& o = k.o;
     const Result<V> run = multiply<V>(o.a, o.b, ctx);
     EXPECT_GE(run.stats.block_dense_passes, 1);  // fp64 on 20011 columns: 2 passes in the default 100 KB
     EXPECT_TRUE(matches_reference(run.c, o.a, o.b)) << "seed " << seed;
-    EXPECT_GT(run.stats.bin_rows[35] + run.stats.bin_rows[36] + run.stats.bin_rows[37], 150) << "seed " << seed;
+    EXPECT_GT(run.stats.bin_rows[35] + run.stats.bin_rows[36] + run.stats.bin_rows[37], k.rows) << "seed " << seed;
     EXPECT_TRUE(bitwise_equal(multiply<V>(o.a, o.b, ctx).c, run.c)) << "repeat, seed " << seed;
 
     sd::BinnedSpgemmOptions paper;
@@ -362,7 +370,7 @@ void check_block_dense(BinnedSpgemm& t) {
     passes.block_dense_passes = 64;
     passes.block_dense_one_pass_bytes = 0;
     const Result<V> many = multiply<V>(o.a, o.b, ctx, passes);
-    EXPECT_GT(many.stats.block_dense_passes, 3);
+    EXPECT_GT(many.stats.block_dense_passes, 1);  // 2 on 5003 columns in fp32, up to 16 on 20011 in fp64
     EXPECT_TRUE(bitwise_equal(many.c, run.c)) << many.stats.block_dense_passes << " passes, seed " << seed;
 
     sd::BinnedSpgemmOptions tight;

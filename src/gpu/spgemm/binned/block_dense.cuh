@@ -36,6 +36,66 @@ struct RunSlots {
   V a[kDenseThreads];             // the entry of A that scales it
 };
 
+// A long row of A over short rows of B is a long chain of barriers (lp_osa_60 A*A^T: a row of
+// 173,366 entries meeting rows of B of 6). A chunk of 256 of the row's entries most of whose rows
+// of B have fewer than kStreamPerRowOfB products and none kStreamLongRowOfB or more, in a row of at least
+// kStreamMinEntries entries, is added by one warp instead: its products 32 at a time in the order of A's entries (a warp scan of the
+// rows' lengths, a 5-step shuffle search for each lane's entry), lanes that hit the same column
+// adding in lane order, one rank per round (__match_any_sync). That is the same canonical fold.
+constexpr int kStreamPerRowOfB = 16;
+constexpr int kStreamLongRowOfB = 64;  // a chunk with a row of B this long stays with the block
+constexpr int64_t kStreamMinEntries = 1024;
+
+template <typename V>
+__device__ void stream_chunk(const DeviceCsrView<V>& b, int entries, int32_t p0, bool set_bits, V* acc,
+                             uint32_t* bits, const RunSlots<V>& slots) {
+  const int lane = threadIdx.x & 31;
+  const unsigned below = (1u << lane) - 1;
+  for (int r0 = 0; r0 < entries; r0 += 32) {
+    const int r = r0 + lane;
+    const int64_t length = r < entries ? slots.length[r] : 0;
+    const int64_t start = r < entries ? slots.start[r] : 0;
+    const V av = r < entries ? slots.a[r] : V(0);
+    int64_t inclusive = length;
+    for (int offset = 1; offset < 32; offset <<= 1) {
+      const int64_t y = __shfl_up_sync(kFullMask, inclusive, offset);
+      if (lane >= offset) inclusive += y;
+    }
+    const int64_t exclusive = inclusive - length, total = __shfl_sync(kFullMask, inclusive, 31);
+    for (int64_t t0 = 0; t0 < total; t0 += 32) {
+      const int64_t t = t0 + lane;
+      int lo = 0, hi = 31;  // the entry owning product t: the last lane whose first product is <= t
+#pragma unroll
+      for (int step = 0; step < 5; ++step) {
+        const int mid = (lo + hi + 1) >> 1;
+        if (__shfl_sync(kFullMask, exclusive, mid) <= t) lo = mid;
+        else hi = mid - 1;
+      }
+      const int64_t owner_start = __shfl_sync(kFullMask, start, lo), owner_first = __shfl_sync(kFullMask, exclusive, lo);
+      const V owner_a = __shfl_sync(kFullMask, av, lo);
+      const bool active = t < total;
+      int32_t c = -1 - lane;  // distinct for idle lanes
+      V p = V(0);
+      if (active) {
+        const int64_t q = owner_start + (t - owner_first);
+        c = __ldg(b.col_idx + q);
+        p = product(owner_a, __ldg(b.values + q));
+      }
+      const unsigned peers = __match_any_sync(kFullMask, c);
+      const int rank = __popc(peers & below);
+      int rounds = rank;
+      for (int offset = 16; offset > 0; offset >>= 1) rounds = max(rounds, __shfl_xor_sync(kFullMask, rounds, offset));
+      for (int k = 0; k <= rounds; ++k) {
+        if (active && rank == k) {
+          acc[c - p0] = sum(acc[c - p0], p);
+          if (set_bits && k == 0) atomicOr(bits + (c >> 5), 1u << (c & 31));
+        }
+        __syncwarp();
+      }
+    }
+  }
+}
+
 // Adds the products of A's entries [as, ae) whose columns fall in [p0, p1) to acc (indexed from
 // p0), rows of B in A's order with a barrier between them; with set_bits also sets their bits.
 // Every thread of the block calls it (it synchronises).
@@ -43,8 +103,10 @@ template <typename V>
 __device__ void add_pass(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, int64_t as, int64_t ae, int32_t p0,
                          int32_t p1, bool whole_rows, bool set_bits, V* acc, uint32_t* bits, RunSlots<V>& slots) {
   const int tid = threadIdx.x;
+  const bool long_row = ae - as >= kStreamMinEntries;
   for (int64_t e0 = as; e0 < ae; e0 += kDenseThreads) {
     const int64_t e = e0 + tid;
+    int32_t mine = 0;
     if (e < ae) {
       int64_t bs, be;
       row_of_b(b, __ldg(a.col_idx + e), bs, be);
@@ -56,9 +118,18 @@ __device__ void add_pass(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, i
       slots.start[tid] = bs;
       slots.length[tid] = int32_t(be - bs);
       slots.a[tid] = __ldg(a.values + e);
+      mine = int32_t(be - bs) < kStreamPerRowOfB;
     }
-    __syncthreads();
     const int entries = int(ae - e0 < kDenseThreads ? ae - e0 : kDenseThreads);
+    // (the barriers: the slots are written; the counts: short rows of B in the chunk, and long ones,
+    // which one warp would walk 32 lanes at a time: rmat's hub rows, 13.5 against 14.9 ms)
+    const int short_rows = __syncthreads_count(mine);
+    const int long_rows = __syncthreads_count(e < ae && slots.length[tid] >= kStreamLongRowOfB);
+    if (long_row && short_rows * 2 > entries && long_rows == 0) {  // short rows of B only: one warp
+      if (tid < 32) stream_chunk(b, entries, p0, set_bits, acc, bits, slots);
+      __syncthreads();
+      continue;
+    }
     for (int r0 = 0; r0 < entries; r0 += kInFlight) {
       int32_t col[kInFlight];
       V val[kInFlight];
