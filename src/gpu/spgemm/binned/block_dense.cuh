@@ -50,49 +50,15 @@ template <typename V>
 __device__ void stream_chunk(const DeviceCsrView<V>& b, int entries, int32_t p0, bool set_bits, V* acc,
                              uint32_t* bits, const RunSlots<V>& slots) {
   const int lane = threadIdx.x & 31;
-  const unsigned below = (1u << lane) - 1;
   for (int r0 = 0; r0 < entries; r0 += 32) {
     const int r = r0 + lane;
-    const int64_t length = r < entries ? slots.length[r] : 0;
-    const int64_t start = r < entries ? slots.start[r] : 0;
-    const V av = r < entries ? slots.a[r] : V(0);
-    int64_t inclusive = length;
-    for (int offset = 1; offset < 32; offset <<= 1) {
-      const int64_t y = __shfl_up_sync(kFullMask, inclusive, offset);
-      if (lane >= offset) inclusive += y;
-    }
-    const int64_t exclusive = inclusive - length, total = __shfl_sync(kFullMask, inclusive, 31);
-    for (int64_t t0 = 0; t0 < total; t0 += 32) {
-      const int64_t t = t0 + lane;
-      int lo = 0, hi = 31;  // the entry owning product t: the last lane whose first product is <= t
-#pragma unroll
-      for (int step = 0; step < 5; ++step) {
-        const int mid = (lo + hi + 1) >> 1;
-        if (__shfl_sync(kFullMask, exclusive, mid) <= t) lo = mid;
-        else hi = mid - 1;
-      }
-      const int64_t owner_start = __shfl_sync(kFullMask, start, lo), owner_first = __shfl_sync(kFullMask, exclusive, lo);
-      const V owner_a = __shfl_sync(kFullMask, av, lo);
-      const bool active = t < total;
-      int32_t c = -1 - lane;  // distinct for idle lanes
-      V p = V(0);
-      if (active) {
-        const int64_t q = owner_start + (t - owner_first);
-        c = __ldg(b.col_idx + q);
-        p = product(owner_a, __ldg(b.values + q));
-      }
-      const unsigned peers = __match_any_sync(kFullMask, c);
-      const int rank = __popc(peers & below);
-      int rounds = rank;
-      for (int offset = 16; offset > 0; offset >>= 1) rounds = max(rounds, __shfl_xor_sync(kFullMask, rounds, offset));
-      for (int k = 0; k <= rounds; ++k) {
-        if (active && rank == k) {
+    fold_rows_in_order(
+        b, r < entries ? slots.start[r] : 0, r < entries ? slots.length[r] : 0, r < entries ? slots.a[r] : V(0),
+        [](int32_t c) { return int64_t(c); },
+        [&](int64_t, int32_t c, V p) {
           acc[c - p0] = sum(acc[c - p0], p);
-          if (set_bits && k == 0) atomicOr(bits + (c >> 5), 1u << (c & 31));
-        }
-        __syncwarp();
-      }
-    }
+          if (set_bits) atomicOr(bits + (c >> 5), 1u << (c & 31));
+        });
   }
 }
 

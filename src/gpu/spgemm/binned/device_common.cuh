@@ -80,6 +80,55 @@ __device__ ColumnSpan block_column_span(const DeviceCsrView<V>& a, const DeviceC
   return result;
 }
 
+// The warp's in-order fold: the products of up to 32 rows of B (lane r holds row r's first entry
+// `start`, its `length` and the entry of A `av` that scales it), 32 at a time in the order of the
+// rows and then of their entries (a warp scan of the lengths, a 5-step shuffle search for each
+// lane's row). For each product, key(column) names the entry it adds to (< 0: none); add(key,
+// column, product) runs for lanes on one key in lane order, one rank per round (__match_any_sync),
+// so every entry gets the canonical left fold. Every lane of the warp calls it.
+template <typename V, typename Key, typename Add>
+__device__ void fold_rows_in_order(const DeviceCsrView<V>& b, int64_t start, int64_t length, V av, Key&& key,
+                                   Add&& add) {
+  const int lane = threadIdx.x & 31;
+  const unsigned below = (1u << lane) - 1;
+  int64_t inclusive = length;
+  for (int offset = 1; offset < 32; offset <<= 1) {
+    const int64_t y = __shfl_up_sync(kFullMask, inclusive, offset);
+    if (lane >= offset) inclusive += y;
+  }
+  const int64_t exclusive = inclusive - length, total = __shfl_sync(kFullMask, inclusive, 31);
+  for (int64_t t0 = 0; t0 < total; t0 += 32) {
+    const int64_t t = t0 + lane;
+    int lo = 0, hi = 31;  // the row owning product t: the last lane whose first product is <= t
+#pragma unroll
+    for (int step = 0; step < 5; ++step) {
+      const int mid = (lo + hi + 1) >> 1;
+      if (__shfl_sync(kFullMask, exclusive, mid) <= t) lo = mid;
+      else hi = mid - 1;
+    }
+    const int64_t owner_start = __shfl_sync(kFullMask, start, lo), owner_first = __shfl_sync(kFullMask, exclusive, lo);
+    const V owner_a = __shfl_sync(kFullMask, av, lo);
+    int64_t at = -1 - lane;  // distinct for idle lanes and products without an entry
+    int32_t col = 0;
+    V p = V(0);
+    if (t < total) {
+      const int64_t q = owner_start + (t - owner_first);
+      col = __ldg(b.col_idx + q);
+      p = product(owner_a, __ldg(b.values + q));
+      const int64_t k = key(col);
+      if (k >= 0) at = k;
+    }
+    const unsigned peers = __match_any_sync(kFullMask, at);
+    const int rank = __popc(peers & below);
+    int rounds = rank;
+    for (int offset = 16; offset > 0; offset >>= 1) rounds = max(rounds, __shfl_xor_sync(kFullMask, rounds, offset));
+    for (int r = 0; r <= rounds; ++r) {
+      if (at >= 0 && rank == r) add(at, col, p);
+      __syncwarp();
+    }
+  }
+}
+
 // Smallest power of two >= n (n >= 1).
 __device__ __forceinline__ int64_t next_pow2(int64_t n) {
   int64_t p = 1;

@@ -38,7 +38,6 @@ __global__ void __launch_bounds__(kThreads)
     numeric_kernel(DeviceCsrView<V> a, DeviceCsrView<V> b, const int64_t* __restrict__ c_row_ptr,
                    const int32_t* __restrict__ c_cols, V* c_vals, int32_t* long_rows, int32_t* long_count) {
   const int lane = threadIdx.x & 31;
-  const unsigned below = (1u << lane) - 1;
   for (int64_t i = int64_t(blockIdx.x) * kWarps + (threadIdx.x >> 5); i < a.rows; i += int64_t(gridDim.x) * kWarps) {
     const int64_t as = __ldg(a.row_ptr + i), ae = __ldg(a.row_ptr + i + 1);
     // A row of more than 32 entries of A counts its products first; a shorter one counts them
@@ -51,7 +50,8 @@ __global__ void __launch_bounds__(kThreads)
     for (int64_t q = cs + lane; q < ce; q += 32) c_vals[q] = V(0);
     __syncwarp();
     for (int64_t e0 = as; e0 < ae; e0 += 32) {
-      // 32 entries of A: their rows of B, numbered by an inclusive scan of their lengths.
+      // 32 entries of A: their rows of B, folded in order into C's row (each product's entry found
+      // by binary search; a column outside C's pattern: nothing to write).
       const int64_t e = e0 + lane;
       int64_t bs = 0, length = 0;
       V av = V(0);
@@ -61,48 +61,21 @@ __global__ void __launch_bounds__(kThreads)
         length = be - bs;
         av = __ldg(a.values + e);
       }
-      int64_t inclusive = length;
-      for (int offset = 1; offset < 32; offset <<= 1) {
-        const int64_t y = __shfl_up_sync(kFullMask, inclusive, offset);
-        if (lane >= offset) inclusive += y;
-      }
-      const int64_t exclusive = inclusive - length, total = __shfl_sync(kFullMask, inclusive, 31);
-      if (long_rows != nullptr && ae - as <= 32 && total > kLongProducts) {  // (its one round: total = u)
-        if (lane == 0) long_rows[atomicAdd(long_count, 1)] = int32_t(i);
-        break;
-      }
-      for (int64_t t0 = 0; t0 < total; t0 += 32) {
-        const int64_t t = t0 + lane;
-        // The entry owning product t: the last lane whose first product is <= t.
-        int lo = 0, hi = 31;
-#pragma unroll
-        for (int step = 0; step < 5; ++step) {
-          const int mid = (lo + hi + 1) >> 1;
-          const int64_t first = __shfl_sync(kFullMask, exclusive, mid);
-          if (first <= t) lo = mid;
-          else hi = mid - 1;
-        }
-        const int64_t owner_bs = __shfl_sync(kFullMask, bs, lo), owner_first = __shfl_sync(kFullMask, exclusive, lo);
-        const V owner_a = __shfl_sync(kFullMask, av, lo);
-        const bool active = t < total;
-        int64_t pos = -1 - lane;  // distinct for idle lanes
-        V p = V(0);
-        if (active) {
-          const int64_t bp = owner_bs + (t - owner_first);
-          const int32_t col = __ldg(b.col_idx + bp);
-          p = product(owner_a, __ldg(b.values + bp));
-          const int64_t at = cs + lower_bound_in(c_cols + cs, ce - cs, col);
-          if (at < ce && __ldg(c_cols + at) == col) pos = at;  // else not C's pattern: nothing to write
-        }
-        const unsigned peers = __match_any_sync(kFullMask, pos);
-        const int rank = __popc(peers & below);
-        int rounds = rank;
-        for (int offset = 16; offset > 0; offset >>= 1) rounds = max(rounds, __shfl_xor_sync(kFullMask, rounds, offset));
-        for (int r = 0; r <= rounds; ++r) {
-          if (pos >= 0 && rank == r) c_vals[pos] = sum(c_vals[pos], p);
-          __syncwarp();
+      if (long_rows != nullptr && ae - as <= 32) {  // its one round: the warp's sum is u
+        int64_t u = length;
+        for (int offset = 16; offset > 0; offset >>= 1) u += __shfl_xor_sync(kFullMask, u, offset);
+        if (u > kLongProducts) {
+          if (lane == 0) long_rows[atomicAdd(long_count, 1)] = int32_t(i);
+          break;
         }
       }
+      fold_rows_in_order(
+          b, bs, length, av,
+          [&](int32_t col) -> int64_t {
+            const int64_t at = cs + lower_bound_in(c_cols + cs, ce - cs, col);
+            return at < ce && __ldg(c_cols + at) == col ? at : -1;
+          },
+          [&](int64_t at, int32_t, V p) { c_vals[at] = sum(c_vals[at], p); });
     }
   }
 }
