@@ -67,7 +67,8 @@ __device__ void stream_chunk(const DeviceCsrView<V>& b, int entries, int32_t p0,
 // Every thread of the block calls it (it synchronises).
 template <typename V>
 __device__ void add_pass(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, int64_t as, int64_t ae, int32_t p0,
-                         int32_t p1, bool whole_rows, bool set_bits, V* acc, uint32_t* bits, RunSlots<V>& slots) {
+                         int32_t p1, bool whole_rows, bool set_bits, V* acc, uint32_t* bits) {
+  __shared__ RunSlots<V> slots;
   const int tid = threadIdx.x;
   const bool long_row = ae - as >= kStreamMinEntries;
   for (int64_t e0 = as; e0 < ae; e0 += kDenseThreads) {
@@ -180,15 +181,20 @@ __device__ int64_t compact_pass(int32_t p0, int32_t p1, V* acc, uint32_t* bits, 
   return base;
 }
 
+// The block's scratch in its dynamic shared memory, zeroed (every thread calls it).
 template <typename V>
-__device__ void zero_scratch(const BlockDenseLayout<V>& s, int64_t words, int32_t pass_width) {
+__device__ BlockDenseLayout<V> zeroed_scratch(unsigned char* dynamic, int64_t b_cols, int32_t pass_width) {
+  const int64_t words = (b_cols + 31) >> 5;
+  const BlockDenseLayout<V> s(dynamic, words);
   for (int64_t w = threadIdx.x; w < words; w += kDenseThreads) s.bits[w] = 0u;
   for (int32_t c = threadIdx.x; c < pass_width; c += kDenseThreads) s.acc[c] = V(0);
   __syncthreads();
+  return s;
 }
 
 // Takes the next item of a launch's list (dynamic: rows differ widely in work).
-__device__ inline int64_t next_item(unsigned long long* counter, int64_t& slot) {
+__device__ inline int64_t next_item(unsigned long long* counter) {
+  __shared__ int64_t slot;
   if (threadIdx.x == 0) slot = int64_t(atomicAdd(counter, 1ull));
   __syncthreads();
   const int64_t item = slot;

@@ -88,21 +88,17 @@ __global__ void __launch_bounds__(block_dense::kDenseThreads)
                      const int32_t* __restrict__ long_count, int32_t pass_width, unsigned long long* counter) {
   using namespace block_dense;
   extern __shared__ __align__(16) unsigned char dynamic[];
-  __shared__ RunSlots<V> slots;
-  __shared__ int64_t slot;
-  const int64_t words = (b.cols + 31) >> 5;
-  const BlockDenseLayout<V> s(dynamic, words);
-  zero_scratch(s, words, pass_width);
+  const BlockDenseLayout<V> s = zeroed_scratch<V>(dynamic, b.cols, pass_width);
   const int32_t cols = int32_t(b.cols);
   const int tid = threadIdx.x;
   const int64_t n = *long_count;
-  for (int64_t item = next_item(counter, slot); item < n; item = next_item(counter, slot)) {
+  for (int64_t item = next_item(counter); item < n; item = next_item(counter)) {
     const int64_t i = long_rows[item];
     const int64_t as = __ldg(a.row_ptr + i), ae = __ldg(a.row_ptr + i + 1);
     const int64_t cs = __ldg(c_row_ptr + i), ce = __ldg(c_row_ptr + i + 1);
     for (int32_t p0 = 0; p0 < cols; p0 += pass_width) {
       const int32_t p1 = cols - p0 > pass_width ? p0 + pass_width : cols;
-      add_pass(a, b, as, ae, p0, p1, pass_width >= cols, true, s.acc, s.bits, slots);
+      add_pass(a, b, as, ae, p0, p1, pass_width >= cols, true, s.acc, s.bits);
       // The pattern's entries in the pass (0 where no product lands), then every touched entry
       // cleared by its bit: products outside the pattern (a pattern with dropped entries) are
       // not written and leave nothing behind.
