@@ -55,6 +55,19 @@ class DeviceArray {
   size_t size_ = 0;
 };
 
+// A caller's allocator that fills every allocation with 0xFF (NaN values, -1 indices), to prove
+// that every output element is written.
+inline int32_t poison_allocate(void*, void** ptr, size_t bytes, void* stream) {
+  if (cudaMallocAsync(ptr, bytes, static_cast<cudaStream_t>(stream)) != cudaSuccess) return 1;
+  return cudaMemsetAsync(*ptr, 0xFF, bytes, static_cast<cudaStream_t>(stream)) == cudaSuccess ? 0 : 1;
+}
+inline void poison_deallocate(void*, void* ptr, size_t, void* stream) {
+  cudaFreeAsync(ptr, static_cast<cudaStream_t>(stream));
+}
+inline sparsetc_allocator_t poisoning_allocator() {
+  return sparsetc_allocator_t{sizeof(sparsetc_allocator_t), nullptr, poison_allocate, poison_deallocate};
+}
+
 class GpuTest : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -15,13 +15,6 @@ using namespace sparsetc_test;
 
 namespace {
 
-// Caller's allocator that fills every allocation with 0xFF (NaN values, -1 indices).
-int32_t poison_allocate(void*, void** ptr, size_t bytes, void* stream) {
-  if (cudaMallocAsync(ptr, bytes, static_cast<cudaStream_t>(stream)) != cudaSuccess) return 1;
-  return cudaMemsetAsync(*ptr, 0xFF, bytes, static_cast<cudaStream_t>(stream)) == cudaSuccess ? 0 : 1;
-}
-void poison_deallocate(void*, void* ptr, size_t, void* stream) { cudaFreeAsync(ptr, static_cast<cudaStream_t>(stream)); }
-
 std::vector<unsigned char> packed(const std::vector<int64_t>& x, sparsetc_index_type_t type) {
   std::vector<unsigned char> out(x.size() * (type == SPARSETC_INDEX_64 ? 8 : 4));
   for (size_t i = 0; i < x.size(); ++i) {
@@ -323,7 +316,7 @@ TEST_F(BinnedSpgemmApi, SmallMemoryBudgetGivesTheSameBits) {
 }
 
 TEST_F(BinnedSpgemmApi, EveryOutputWrittenUnderPoisonedAllocations) {
-  sparsetc_allocator_t poison{sizeof(sparsetc_allocator_t), nullptr, poison_allocate, poison_deallocate};
+  const sparsetc_allocator_t poison = poisoning_allocator();
   ASSERT_OK(gpu_, sparsetc_set_allocator(gpu_, &poison));
   for (auto type : {SPARSETC_VALUE_F32, SPARSETC_VALUE_F64}) {
     const Triplets ta = rounded_to(random_triplets(333, 222, 0.08, fresh_seed()), type);

@@ -20,12 +20,6 @@ using namespace sparsetc_test;
 
 namespace {
 
-int32_t poison_allocate(void*, void** ptr, size_t bytes, void* stream) {
-  if (cudaMallocAsync(ptr, bytes, static_cast<cudaStream_t>(stream)) != cudaSuccess) return 1;
-  return cudaMemsetAsync(*ptr, 0xFF, bytes, static_cast<cudaStream_t>(stream)) == cudaSuccess ? 0 : 1;
-}
-void poison_deallocate(void*, void* ptr, size_t, void* stream) { cudaFreeAsync(ptr, static_cast<cudaStream_t>(stream)); }
-
 Triplets rounded_to_float(Triplets t) {
   for (auto& e : t.entries) e.second = double(float(e.second));
   return t;
@@ -382,7 +376,7 @@ TEST_F(TsparseSpgemmApi, AutoTakesItOnlyForHalfOperandsWithDenseTiles) {
 }
 
 TEST_F(TsparseSpgemmApi, EveryOutputWrittenUnderPoisonedAllocations) {
-  sparsetc_allocator_t poison{sizeof(sparsetc_allocator_t), nullptr, poison_allocate, poison_deallocate};
+  const sparsetc_allocator_t poison = poisoning_allocator();
   ASSERT_OK(gpu_, sparsetc_set_allocator(gpu_, &poison));
   for (auto precision : {SPARSETC_TC_PRECISION_F16, SPARSETC_TC_PRECISION_F64, SPARSETC_TC_PRECISION_CUDA_CORES}) {
     const Triplets ta = rounded_to_float(random_triplets(133, 122, 0.08, fresh_seed()));

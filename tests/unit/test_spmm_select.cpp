@@ -94,6 +94,17 @@ TEST(SpmmSelect, TiledDcsrFromTheSsfThreshold) {
   }
 }
 
+// f selects our CSR kernel; one step past the edge (`past`), cuSPARSE.
+template <typename Past>
+void expect_kernel_up_to_edge(SpmmFeatures f, Past past, const char* where) {
+  SCOPED_TRACE(where);
+  EXPECT_EQ(select_spmm(f).path, SpmmPath::Csr);
+  past(f);
+  EXPECT_EQ(select_spmm(f).path, SpmmPath::Cusparse);
+}
+void longest_row(SpmmFeatures& f, int64_t n) { f.row_length_max = n; }
+void mean_row(SpmmFeatures& f, double mean) { f.row_length_mean = mean; }
+
 TEST(SpmmSelect, SkewedRowsGoToOurKernel) {
   // f16, N = 32: the longest row from 500 (mean 100 keeps rule 4 out).
   SpmmFeatures f = regular(SPARSETC_VALUE_F16, 32, 100, 500);
@@ -105,10 +116,8 @@ TEST(SpmmSelect, SkewedRowsGoToOurKernel) {
   EXPECT_EQ(c.path, SpmmPath::Cusparse);
   EXPECT_EQ(c.cusparse_algorithm, CusparseCsrAlgorithm::Alg3);
   // f32, N = 8: from 100.
-  f = regular(SPARSETC_VALUE_F32, 8, 50, 100);
-  EXPECT_EQ(select_spmm(f).path, SpmmPath::Csr);
-  f.row_length_max = 99;
-  EXPECT_EQ(select_spmm(f).path, SpmmPath::Cusparse);
+  expect_kernel_up_to_edge(regular(SPARSETC_VALUE_F32, 8, 50, 100), [](SpmmFeatures& g) { longest_row(g, 99); },
+                           "f32, N = 8");
 }
 
 TEST(SpmmSelect, ShortRowsGoToOurKernel) {
@@ -121,23 +130,15 @@ TEST(SpmmSelect, ShortRowsGoToOurKernel) {
   EXPECT_EQ(c.path, SpmmPath::Cusparse);
   EXPECT_TRUE(says(c, "rule 5 (cuSPARSE CSR_ALG3)")) << c.reason;
   // f32 at wide B: mean rows up to 16 (N = 128) and 128 (N = 512).
-  f = regular(SPARSETC_VALUE_F32, 128, 16, 30);
-  EXPECT_EQ(select_spmm(f).path, SpmmPath::Csr);
-  f.row_length_mean = 16.5;
-  EXPECT_EQ(select_spmm(f).path, SpmmPath::Cusparse);
-  f = regular(SPARSETC_VALUE_F32, 512, 128, 300);
-  EXPECT_EQ(select_spmm(f).path, SpmmPath::Csr);
-  f.row_length_mean = 129;
-  EXPECT_EQ(select_spmm(f).path, SpmmPath::Cusparse);
+  expect_kernel_up_to_edge(regular(SPARSETC_VALUE_F32, 128, 16, 30), [](SpmmFeatures& g) { mean_row(g, 16.5); },
+                           "f32, N = 128");
+  expect_kernel_up_to_edge(regular(SPARSETC_VALUE_F32, 512, 128, 300), [](SpmmFeatures& g) { mean_row(g, 129); },
+                           "f32, N = 512");
   // f16: up to 16 / 8 / 4 / 32 entries at N = 8 / 32 / 128 / 512.
-  f = regular(SPARSETC_VALUE_F16, 512, 32, 40);
-  EXPECT_EQ(select_spmm(f).path, SpmmPath::Csr);
-  f.row_length_mean = 33;
-  EXPECT_EQ(select_spmm(f).path, SpmmPath::Cusparse);
-  f = regular(SPARSETC_VALUE_F16, 128, 4, 6);
-  EXPECT_EQ(select_spmm(f).path, SpmmPath::Csr);
-  f.row_length_mean = 4.5;
-  EXPECT_EQ(select_spmm(f).path, SpmmPath::Cusparse);
+  expect_kernel_up_to_edge(regular(SPARSETC_VALUE_F16, 512, 32, 40), [](SpmmFeatures& g) { mean_row(g, 33); },
+                           "f16, N = 512");
+  expect_kernel_up_to_edge(regular(SPARSETC_VALUE_F16, 128, 4, 6), [](SpmmFeatures& g) { mean_row(g, 4.5); },
+                           "f16, N = 128");
 }
 
 TEST(SpmmSelect, NBucketEdges) {
