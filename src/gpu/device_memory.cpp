@@ -21,7 +21,7 @@ DeviceBuffer::DeviceBuffer(size_t bytes, const GpuContext& context)
 }
 
 DeviceBuffer::~DeviceBuffer() {
-  if (!data_) return;
+  if (!data_ || !owned_) return;
   // Destructors cannot throw; a failure to free here is not actionable by the caller.
   if (allocator_) allocator_->deallocate(data_, bytes_, stream_);
   else cudaFreeAsync(data_, stream_);

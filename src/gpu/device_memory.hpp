@@ -30,6 +30,15 @@ class DeviceBuffer {
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
+  // Memory someone else owns (a caller's array, read in place): never freed here.
+  static DeviceBuffer borrow(const void* data, size_t bytes) {
+    DeviceBuffer view;
+    view.data_ = const_cast<void*>(data);
+    view.bytes_ = bytes;
+    view.owned_ = false;
+    return view;
+  }
+
   void* data() const { return data_; }
   size_t size() const { return bytes_; }
   template <typename T>
@@ -41,11 +50,13 @@ class DeviceBuffer {
     std::swap(bytes_, other.bytes_);
     std::swap(stream_, other.stream_);
     std::swap(allocator_, other.allocator_);
+    std::swap(owned_, other.owned_);
   }
   void* data_ = nullptr;
   size_t bytes_ = 0;
   cudaStream_t stream_ = nullptr;
   DeviceAllocator* allocator_ = nullptr;
+  bool owned_ = true;
 };
 
 void copy_host_to_device(void* device, const void* host, size_t bytes, cudaStream_t stream);

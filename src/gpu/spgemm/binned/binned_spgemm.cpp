@@ -188,6 +188,7 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
         const int64_t begin = binned_rows.begin(first_key + u_first - 2), end = binned_rows.end(first_key + lanes - 2);
         if (end == begin) continue;
         const bool groups = options_.short_rows_in_registers || options_.short_rows_in_warps ||
+                            binned::heap_capacity(c) > options_.heap_largest_capacity ||
                             (end - begin) * lanes <= options_.short_group_warps * 32;
         if (!groups) {
           binned::heap_rows(a_, b_, rows, begin, end, binned::heap_capacity(c), t, count.as<int64_t>(), ctx);

@@ -54,6 +54,11 @@ struct BinnedSpgemmOptions {
   // heap, a thread per row (heap.cu). 0: the heap for all. The same bits every way; docs/spgemm.md
   // gives the measurements (H200: groups win while the rows fill the GPU a few times at most).
   int64_t short_group_warps = 32768;
+  // Heap rows whose heap needs more than this many nodes (rows of A with over 16 entries meeting
+  // rows of B of one or two) go to the warp kernel whatever their number: a heap of 32 nodes
+  // leaves room for 64 threads per block and 14% occupancy (H200, fp32, AP of the Galerkin product:
+  // heap 285 us, docs/spgemm.md has the warp's time). 32: the heap keeps them.
+  int heap_largest_capacity = 16;
   // Force every row of u <= 32 into the register groups (8, 16, 32 lanes) or into a warp each.
   bool short_rows_in_registers = false;
   bool short_rows_in_warps = false;

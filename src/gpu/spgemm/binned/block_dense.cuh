@@ -41,7 +41,7 @@ struct RunSlots {
 // of B have fewer than kStreamPerRowOfB products and none kStreamLongRowOfB or more, in a row of at least
 // kStreamMinEntries entries, is added by one warp instead: its products 32 at a time in the order of A's entries (a warp scan of the
 // rows' lengths, a 5-step shuffle search for each lane's entry), lanes that hit the same column
-// adding in lane order, one rank per round (__match_any_sync). That is the same canonical fold.
+// folded in lane order in registers (fold_rows_in_order). That is the same canonical fold.
 constexpr int kStreamPerRowOfB = 16;
 constexpr int kStreamLongRowOfB = 64;  // a chunk with a row of B this long stays with the block
 constexpr int64_t kStreamMinEntries = 1024;
@@ -54,9 +54,9 @@ __device__ void stream_chunk(const DeviceCsrView<V>& b, int entries, int32_t p0,
     const int r = r0 + lane;
     fold_rows_in_order(
         b, r < entries ? slots.start[r] : 0, r < entries ? slots.length[r] : 0, r < entries ? slots.a[r] : V(0),
-        [](int32_t c) { return int64_t(c); },
-        [&](int64_t, int32_t c, V p) {
-          acc[c - p0] = sum(acc[c - p0], p);
+        [](int32_t c) { return int64_t(c); }, [&](int64_t c) { return acc[c - p0]; },
+        [&](int64_t, int32_t c, V folded) {
+          acc[c - p0] = folded;
           if (set_bits) atomicOr(bits + (c >> 5), 1u << (c & 31));
         });
   }

@@ -83,12 +83,15 @@ __device__ ColumnSpan block_column_span(const DeviceCsrView<V>& a, const DeviceC
 // The warp's in-order fold: the products of up to 32 rows of B (lane r holds row r's first entry
 // `start`, its `length` and the entry of A `av` that scales it), 32 at a time in the order of the
 // rows and then of their entries (a warp scan of the lengths, a 5-step shuffle search for each
-// lane's row). For each product, key(column) names the entry it adds to (< 0: none); add(key,
-// column, product) runs for lanes on one key in lane order, one rank per round (__match_any_sync),
-// so every entry gets the canonical left fold. Every lane of the warp calls it.
-template <typename V, typename Key, typename Add>
+// lane's row). For each product, key(column) names the entry it adds to (< 0: none). Lanes on one
+// key (__match_any_sync) are folded by the lowest of them: it loads the entry once (load(key)),
+// adds its peers' products in lane order from registers (one shuffle each) and stores the sum once
+// (store(key, column, sum)). That is the canonical left fold, with one memory round trip per entry
+// instead of one per product (AP of the Galerkin product: 27 products on one entry of C). Every
+// lane of the warp calls it.
+template <typename V, typename Key, typename Load, typename Store>
 __device__ void fold_rows_in_order(const DeviceCsrView<V>& b, int64_t start, int64_t length, V av, Key&& key,
-                                   Add&& add) {
+                                   Load&& load, Store&& store) {
   const int lane = threadIdx.x & 31;
   const unsigned below = (1u << lane) - 1;
   int64_t inclusive = length;
@@ -119,13 +122,20 @@ __device__ void fold_rows_in_order(const DeviceCsrView<V>& b, int64_t start, int
       if (k >= 0) at = k;
     }
     const unsigned peers = __match_any_sync(kFullMask, at);
-    const int rank = __popc(peers & below);
-    int rounds = rank;
+    const bool leader = at >= 0 && (peers & below) == 0;
+    unsigned later = leader ? peers & ~(1u << lane) : 0u;  // the leader's peers, lowest lane first
+    int rounds = __popc(later);
     for (int offset = 16; offset > 0; offset >>= 1) rounds = max(rounds, __shfl_xor_sync(kFullMask, rounds, offset));
-    for (int r = 0; r <= rounds; ++r) {
-      if (at >= 0 && rank == r) add(at, col, p);
-      __syncwarp();
+    V folded = leader ? sum(load(at), p) : V(0);
+    for (int r = 0; r < rounds; ++r) {
+      const V next = __shfl_sync(kFullMask, p, later != 0 ? __ffs(later) - 1 : lane);
+      if (later != 0) {
+        folded = sum(folded, next);
+        later &= later - 1;
+      }
     }
+    if (leader) store(at, col, folded);
+    __syncwarp();  // the next 32 products may load what this round stored
   }
 }
 

@@ -1,9 +1,9 @@
 // Numeric-only SpGEMM: the values of C for its known pattern (AMG Galerkin products recompute
 // values every step with the same patterns). One warp per row of C: the warp walks the row's
 // products 32 at a time in the order of A's entries; each lane finds its column in C's row by
-// binary search; lanes that hit the same entry (same column from different entries of A) add in
-// lane order, one rank per round. That is the canonical left fold of every other kernel, so the
-// result is bit-identical to the full product's.
+// binary search; lanes that hit the same entry (same column from different entries of A) are
+// folded in lane order in registers, one load and one store of the entry. That is the canonical
+// left fold of every other kernel, so the result is bit-identical to the full product's.
 //
 // Rows of more than kLongProducts products leave the warp (one warp walking 10^5 products with a
 // binary search each holds the whole grid up) to the block dense accumulator (block_dense.cuh),
@@ -33,10 +33,22 @@ __device__ int64_t warp_products(const DeviceCsrView<V>& a, const DeviceCsrView<
   return products;
 }
 
+// A row of C of at most 32 entries is kept in the warp's shared memory while it is folded (its
+// columns searched there, its values added there, then written once, coalesced): the Galerkin
+// product's rows (AP: 27 products on ~5 entries) would otherwise wait on a global binary search
+// and a global load per entry.
+template <typename V>
+struct SmallRow {
+  int32_t cols[32];
+  V vals[32];
+};
+
 template <typename V>
 __global__ void __launch_bounds__(kThreads)
     numeric_kernel(DeviceCsrView<V> a, DeviceCsrView<V> b, const int64_t* __restrict__ c_row_ptr,
                    const int32_t* __restrict__ c_cols, V* c_vals, int32_t* long_rows, int32_t* long_count) {
+  __shared__ SmallRow<V> small_rows[kWarps];
+  SmallRow<V>& row = small_rows[threadIdx.x >> 5];
   const int lane = threadIdx.x & 31;
   for (int64_t i = int64_t(blockIdx.x) * kWarps + (threadIdx.x >> 5); i < a.rows; i += int64_t(gridDim.x) * kWarps) {
     const int64_t as = __ldg(a.row_ptr + i), ae = __ldg(a.row_ptr + i + 1);
@@ -47,7 +59,13 @@ __global__ void __launch_bounds__(kThreads)
       continue;
     }
     const int64_t cs = __ldg(c_row_ptr + i), ce = __ldg(c_row_ptr + i + 1);
-    for (int64_t q = cs + lane; q < ce; q += 32) c_vals[q] = V(0);
+    const bool small = ce - cs <= 32;
+    if (small) {
+      if (lane < ce - cs) row.cols[lane] = __ldg(c_cols + cs + lane);
+      row.vals[lane] = V(0);
+    } else {
+      for (int64_t q = cs + lane; q < ce; q += 32) c_vals[q] = V(0);
+    }
     __syncwarp();
     for (int64_t e0 = as; e0 < ae; e0 += 32) {
       // 32 entries of A: their rows of B, folded in order into C's row (each product's entry found
@@ -69,14 +87,27 @@ __global__ void __launch_bounds__(kThreads)
           break;
         }
       }
-      fold_rows_in_order(
-          b, bs, length, av,
-          [&](int32_t col) -> int64_t {
-            const int64_t at = cs + lower_bound_in(c_cols + cs, ce - cs, col);
-            return at < ce && __ldg(c_cols + at) == col ? at : -1;
-          },
-          [&](int64_t at, int32_t, V p) { c_vals[at] = sum(c_vals[at], p); });
+      if (small) {
+        const int width = int(ce - cs);
+        fold_rows_in_order(
+            b, bs, length, av,
+            [&](int32_t col) -> int64_t {
+              const int at = int(lower_bound_in(row.cols, width, col));
+              return at < width && row.cols[at] == col ? at : -1;
+            },
+            [&](int64_t at) { return row.vals[at]; }, [&](int64_t at, int32_t, V folded) { row.vals[at] = folded; });
+      } else {
+        fold_rows_in_order(
+            b, bs, length, av,
+            [&](int32_t col) -> int64_t {
+              const int64_t at = cs + lower_bound_in(c_cols + cs, ce - cs, col);
+              return at < ce && __ldg(c_cols + at) == col ? at : -1;
+            },
+            [&](int64_t at) { return c_vals[at]; }, [&](int64_t at, int32_t, V folded) { c_vals[at] = folded; });
+      }
     }
+    if (small && lane < ce - cs) c_vals[cs + lane] = row.vals[lane];
+    __syncwarp();  // the row's shared memory is read before the next row overwrites it
   }
 }
 

@@ -1,7 +1,10 @@
 // The operands of the binned SpGEMM: any device matrix to the canonical device CSR of op(M), with
-// every row sorted. gpu_normalize sorts COO and transposes CSC; CSR is taken as it is, so under a
+// every row sorted. gpu_normalize sorts COO and transposes CSC; CSR is taken as it is (read in
+// place when already in the canonical index form and value type), so under a
 // relaxed validation level its rows may be unsorted: one pass checks, and only then a stable
 // segmented sort fixes them (repeats stay, each one more product).
+#include <type_traits>
+
 #include "gpu/convert/gpu_convert.hpp"
 #include "gpu/spgemm/binned/binned_spgemm.hpp"
 #include "gpu/spgemm/binned/device_common.cuh"
@@ -51,12 +54,43 @@ void sort_rows(DeviceCsr<V>& m, const GpuContext& context) {
   m.values = std::move(vals);
 }
 
+struct WidenOffsets {
+  const int32_t* src;
+  int64_t* dst;
+  __device__ void operator()(int64_t i) const { dst[i] = int64_t(src[i]); }
+};
+
+// A zero-based CSR with int32 column indices and values of type V is read in place (its column
+// indices and values borrowed, its offsets borrowed when int64, else widened): no copy of the
+// entries, two launches fewer per operand (the arrays outlive the plan, which holds the matrix).
+template <typename V>
+bool read_in_place(const RawSparse& raw, DeviceCsr<V>& csr, const GpuContext& context) {
+  constexpr sparsetc_value_type_t kType = std::is_same_v<V, double> ? SPARSETC_VALUE_F64 : SPARSETC_VALUE_F32;
+  if (raw.format != SPARSETC_FORMAT_CSR || raw.index_type != SPARSETC_INDEX_32 || raw.base != SPARSETC_BASE_ZERO ||
+      raw.value_type != kType || raw.rows < 0 || raw.nnz < 0 || raw.cols < 0 || raw.cols > 2147483647)
+    return false;
+  csr.rows = raw.rows;
+  csr.cols = raw.cols;
+  csr.nnz = raw.nnz;
+  csr.col_idx = DeviceBuffer::borrow(raw.indices, size_t(raw.nnz) * sizeof(int32_t));
+  csr.values = DeviceBuffer::borrow(raw.values, size_t(raw.nnz) * sizeof(V));
+  if (raw.offset_type == SPARSETC_INDEX_64) {
+    csr.row_ptr = DeviceBuffer::borrow(raw.offsets, size_t(raw.rows + 1) * sizeof(int64_t));
+  } else {
+    csr.row_ptr = gpuconv::buffer_of<int64_t>(raw.rows + 1, context);
+    gpuconv::for_each_index(raw.rows + 1, context,
+                            WidenOffsets{static_cast<const int32_t*>(raw.offsets), csr.row_ptr.template as<int64_t>()});
+  }
+  return true;
+}
+
 }  // namespace
 
 template <typename V>
 DeviceCsr<V> prepare_operand(const RawSparse& raw, sparsetc_duplicates_t duplicates, bool transpose,
                              const GpuContext& context, bool* rows_unique) {
-  DeviceCsr<V> csr = gpu_normalize<V>(raw, duplicates, context);
+  DeviceCsr<V> csr;
+  if (!read_in_place(raw, csr, context)) csr = gpu_normalize<V>(raw, duplicates, context);
   bool unique = true;
   if (raw.format == SPARSETC_FORMAT_CSR) {  // COO and CSC come out sorted and unique
     const RowOrder order = row_order(csr, context);

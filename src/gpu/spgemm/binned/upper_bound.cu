@@ -34,12 +34,14 @@ __device__ __forceinline__ int64_t products_of(const DeviceCsrView<V>& a, const 
   return products;
 }
 
+// Also adds the warp's products to *total (zeroed before): no separate reduction launch.
 template <typename V, int GROUP>
 __global__ void __launch_bounds__(kThreads)
     upper_bound_kernel(DeviceCsrView<V> a, DeviceCsrView<V> b, int64_t merge_initial, int64_t* __restrict__ bound,
-                       int64_t* __restrict__ capacity) {
+                       int64_t* __restrict__ capacity, unsigned long long* __restrict__ total) {
   constexpr int kGroups = kThreads / GROUP;
   const int member = threadIdx.x % GROUP;
+  int64_t stored = 0;  // products of the rows this thread stored
   // Warp-uniform trip count: every lane of a warp runs each iteration (the warp may share rows).
   for (int64_t first = int64_t(blockIdx.x) * kGroups + int64_t(threadIdx.x / 32) * (32 / GROUP); first < a.rows;
        first += int64_t(gridDim.x) * kGroups) {
@@ -49,26 +51,36 @@ __global__ void __launch_bounds__(kThreads)
     if (GROUP > 1) {
       int64_t products = products_of(a, b, begin, end, member, GROUP);
       for (int offset = GROUP / 2; offset > 0; offset >>= 1) products += __shfl_down_sync(kFullMask, products, offset);
-      if (member == 0 && valid) store_bound(i, products, end - begin, merge_initial, bound, capacity);
+      if (member == 0 && valid) {
+        store_bound(i, products, end - begin, merge_initial, bound, capacity);
+        stored += products;
+      }
       continue;
     }
     const bool alone = end - begin <= kLongRow;
-    if (valid && alone) store_bound(i, products_of(a, b, begin, end, 0, 1), end - begin, merge_initial, bound, capacity);
+    if (valid && alone) {
+      const int64_t products = products_of(a, b, begin, end, 0, 1);
+      store_bound(i, products, end - begin, merge_initial, bound, capacity);
+      stored += products;
+    }
     for (unsigned long_rows = __ballot_sync(kFullMask, !alone); long_rows != 0; long_rows &= long_rows - 1) {
       const int owner = __ffs(long_rows) - 1;
       const int64_t row = __shfl_sync(kFullMask, i, owner), row_begin = __shfl_sync(kFullMask, begin, owner),
                     row_end = __shfl_sync(kFullMask, end, owner);
       int64_t products = products_of(a, b, row_begin, row_end, int(threadIdx.x & 31), 32);
       for (int offset = 16; offset > 0; offset >>= 1) products += __shfl_down_sync(kFullMask, products, offset);
-      if ((threadIdx.x & 31) == 0) store_bound(row, products, row_end - row_begin, merge_initial, bound, capacity);
+      if ((threadIdx.x & 31) == 0) {
+        store_bound(row, products, row_end - row_begin, merge_initial, bound, capacity);
+        stored += products;
+      }
     }
   }
+  for (int offset = 16; offset > 0; offset >>= 1) stored += __shfl_xor_sync(kFullMask, stored, offset);
+  if ((threadIdx.x & 31) == 0 && stored != 0) atomicAdd(total, static_cast<unsigned long long>(stored));
 }
 
-__global__ void totals_kernel(const int64_t* __restrict__ products, const int64_t* __restrict__ cap_scan, int64_t rows,
-                              int64_t* __restrict__ out) {
-  out[0] = rows > 0 ? *products : 0;
-  out[1] = cap_scan[rows];
+__global__ void room_kernel(const int64_t* __restrict__ cap_scan, int64_t rows, int64_t* __restrict__ out) {
+  *out = cap_scan[rows];
 }
 
 __global__ void panel_bounds_kernel(const int64_t* __restrict__ cap_scan, int64_t rows, int64_t panels,
@@ -100,22 +112,21 @@ DeviceBuffer upper_bounds(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, 
                           int64_t* cap_scan, const GpuContext& context) {
   const int64_t rows = a.rows;
   DeviceBuffer capacity = gpuconv::buffer_of<int64_t>(rows, context);
-  DeviceBuffer totals = gpuconv::buffer_of<int64_t>(3, context);  // products, room, and the reduce's output
+  DeviceBuffer totals = gpuconv::buffer_of<int64_t>(2, context);  // products, room
+  SPARSETC_CUDA_CHECK(cudaMemsetAsync(totals.data(), 0, sizeof(int64_t), context.stream));
+  auto* products = reinterpret_cast<unsigned long long*>(totals.as<int64_t>());
   if (rows > 0) {
     if (a.nnz <= 16 * rows) {  // short rows: a thread each
       upper_bound_kernel<V, 1><<<grid_for(rows, kThreads), kThreads, 0, context.stream>>>(
-          a, b, merge_initial, bound, capacity.as<int64_t>());
+          a, b, merge_initial, bound, capacity.as<int64_t>(), products);
     } else {
       upper_bound_kernel<V, 32><<<grid_for(rows, kWarps), kThreads, 0, context.stream>>>(
-          a, b, merge_initial, bound, capacity.as<int64_t>());
+          a, b, merge_initial, bound, capacity.as<int64_t>(), products);
     }
     SPARSETC_CUDA_CHECK_LAUNCH();
-    gpuconv::run_cub("cub::DeviceReduce::Sum", context, [&](void* temp, size_t& bytes) {
-      return cubns::DeviceReduce::Sum(temp, bytes, bound, totals.as<int64_t>() + 2, rows, context.stream);
-    });
   }
   gpuconv::exclusive_scan_total(capacity.as<const int64_t>(), cap_scan, rows, context);
-  totals_kernel<<<1, 1, 0, context.stream>>>(totals.as<const int64_t>() + 2, cap_scan, rows, totals.as<int64_t>());
+  room_kernel<<<1, 1, 0, context.stream>>>(cap_scan, rows, totals.as<int64_t>() + 1);
   SPARSETC_CUDA_CHECK_LAUNCH();
   return totals;
 }
