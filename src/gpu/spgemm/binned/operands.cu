@@ -67,7 +67,8 @@ template <typename V>
 bool read_in_place(const RawSparse& raw, DeviceCsr<V>& csr, const GpuContext& context) {
   constexpr sparsetc_value_type_t kType = std::is_same_v<V, double> ? SPARSETC_VALUE_F64 : SPARSETC_VALUE_F32;
   if (raw.format != SPARSETC_FORMAT_CSR || raw.index_type != SPARSETC_INDEX_32 || raw.base != SPARSETC_BASE_ZERO ||
-      raw.value_type != kType || raw.rows < 0 || raw.nnz < 0 || raw.cols < 0 || raw.cols > 2147483647)
+      raw.value_type != kType || (raw.offset_type != SPARSETC_INDEX_32 && raw.offset_type != SPARSETC_INDEX_64) ||
+      raw.rows < 0 || raw.nnz < 0 || raw.cols < 0 || raw.cols > 2147483647)
     return false;
   csr.rows = raw.rows;
   csr.cols = raw.cols;
