@@ -32,6 +32,7 @@
 #include <functional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "formats/convert.hpp"
@@ -141,45 +142,32 @@ TEST(BinnedSpgemmBench, AgainstCusparse) {
       peak = std::max(peak, double(tracking.peak_bytes() - before));
       return true;
     };
-    double sort_ms = 0, dense_ms = 0, registers_ms = 0, blocks_ms = 0, short_warps_ms = 0, heap_ms = 0, merge_path_ms = 0;
-    double paper_ms = 0, dense34_ms = 0, dense_big_ms = 0, heap8_ms = 0, heap32_ms = 0;
-    if (esc_variants) {
-      variant.esc_dense_windows = variant.esc_hash_tables = false;
-      sort_ms = median_ms(stream, runs, ours);
-      variant.esc_dense_windows = true;
-      dense_ms = median_ms(stream, runs, ours);
-      variant = {};
-      variant.short_rows_in_registers = true;
-      registers_ms = median_ms(stream, runs, ours);
-      variant = {};
-      variant.middle_rows_in_warps = false;
-      blocks_ms = median_ms(stream, runs, ours);
-      variant = {};
-      variant.short_rows_in_warps = true;
-      short_warps_ms = median_ms(stream, runs, ours);
-      variant = {};
-      variant.short_group_warps = 0;
-      heap_ms = median_ms(stream, runs, ours);
-      variant = {};
-      variant.global_windows = false;
-      variant.block_dense = false;
-      merge_path_ms = median_ms(stream, runs, ours);
-      variant = {};
-      variant.block_dense = false;
-      paper_ms = median_ms(stream, runs, ours);
-      variant = {};
-      variant.block_dense_first_bin = sd::binned::kFirstAccumulatorBin;
-      dense34_ms = median_ms(stream, runs, ours);
-      variant = {};
-      variant.block_dense_bytes = size_t(200) << 10;
-      dense_big_ms = median_ms(stream, runs, ours);
-      variant = {};
-      variant.heap_largest_capacity = 8;
-      heap8_ms = median_ms(stream, runs, ours);
-      variant.heap_largest_capacity = 32;
-      heap32_ms = median_ms(stream, runs, ours);
-      variant = {};
-    }
+    // The variants (SPARSETC_BENCH_ESC=1): a name and what it changes from the default options.
+    using Variant = std::pair<const char*, std::function<void(sd::BinnedSpgemmOptions&)>>;
+    const std::vector<Variant> variants = {
+        {"binned without accumulators", [](auto& o) { o.esc_dense_windows = o.esc_hash_tables = false; }},
+        {"dense windows only", [](auto& o) { o.esc_hash_tables = false; }},
+        {"short rows in registers", [](auto& o) { o.short_rows_in_registers = true; }},
+        {"bin 33 a block per row", [](auto& o) { o.middle_rows_in_warps = false; }},
+        {"short rows a warp per row", [](auto& o) { o.short_rows_in_warps = true; }},
+        {"short rows all in the heap", [](auto& o) { o.short_group_warps = 0; }},
+        {"merge rows without global windows", [](auto& o) { o.global_windows = o.block_dense = false; }},
+        {"without the block dense accumulator", [](auto& o) { o.block_dense = false; }},
+        {"block dense from bin 34", [](auto& o) { o.block_dense_first_bin = sd::binned::kFirstAccumulatorBin; }},
+        {"block dense in 200 KB", [](auto& o) { o.block_dense_bytes = size_t(200) << 10; }},
+        {"heaps of up to 8 nodes", [](auto& o) { o.heap_largest_capacity = 8; }},
+        {"heaps of up to 32 nodes", [](auto& o) { o.heap_largest_capacity = 32; }},
+    };
+    std::string variant_times;
+    if (esc_variants)
+      for (const Variant& v : variants) {
+        variant = {};
+        v.second(variant);
+        char text[96];
+        std::snprintf(text, sizeof text, "%s %.3f ms, ", v.first, median_ms(stream, runs, ours));
+        variant_times += text;
+      }
+    variant = {};
     peak = 0;
     const double our_ms = median_ms(stream, runs, ours);
 
@@ -216,14 +204,7 @@ TEST(BinnedSpgemmBench, AgainstCusparse) {
                 (long long)st.bin_rows[37], (long long)st.esc_paths[0], (long long)st.esc_paths[1],
                 (long long)st.esc_paths[2], (long long)st.grow_rounds, (long long)st.panels,
                 (long long)st.block_dense_passes);
-    if (esc_variants)
-      std::printf("    %s: binned without accumulators %.3f ms, dense windows only %.3f ms, short rows in "
-                  "registers %.3f ms, bin 33 a block per row %.3f ms, short rows a warp per row %.3f ms, "
-                  "short rows all in the heap %.3f ms, merge rows without global windows %.3f ms, without the block "
-                  "dense accumulator %.3f ms, block dense from bin 34 %.3f ms, block dense in 200 KB %.3f ms, heaps of "
-                  "up to 8 nodes %.3f ms, of up to 32 %.3f ms, default %.3f ms\n",
-                  spec.c_str(), sort_ms, dense_ms, registers_ms, blocks_ms, short_warps_ms, heap_ms, merge_path_ms,
-                  paper_ms, dense34_ms, dense_big_ms, heap8_ms, heap32_ms, our_ms);
+    if (esc_variants) std::printf("    %s: %sdefault %.3f ms\n", spec.c_str(), variant_times.c_str(), our_ms);
     const double numeric_ms = median_ms(stream, runs, [&] {
       sd::binned_numeric(a.view(), a.view(), c.view(), c.values.as<float>(), ctx);
       return true;

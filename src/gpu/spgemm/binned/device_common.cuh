@@ -27,6 +27,26 @@ __device__ __forceinline__ void row_of_b(const DeviceCsrView<V>& b, int32_t k, i
   end = __ldg(b.row_ptr + k + 1);
 }
 
+// Entry e of A as the run of products it makes: its row of B, [start, start + length) in B's
+// arrays, and the value of A that scales it; an empty run for e >= end (a lane past the row's end).
+template <typename V>
+struct EntryRun {
+  int64_t start = 0, length = 0;
+  V a = V(0);
+};
+template <typename V>
+__device__ __forceinline__ EntryRun<V> entry_run(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, int64_t e,
+                                                 int64_t end) {
+  EntryRun<V> run;
+  if (e < end) {
+    int64_t b_end;
+    row_of_b(b, __ldg(a.col_idx + e), run.start, b_end);
+    run.length = b_end - run.start;
+    run.a = __ldg(a.values + e);
+  }
+  return run;
+}
+
 // First position in [0, n) of sorted `a` whose value is >= key (n when none).
 template <typename T>
 __device__ __forceinline__ int64_t lower_bound_in(const T* a, int64_t n, T key) {

@@ -128,14 +128,11 @@ __global__ void __launch_bounds__(THREADS)
   int64_t products = 0;
   int runs = 0;
   for (int64_t e0 = as; e0 < ae; e0 += THREADS) {
-    const int64_t e = e0 + tid;
-    int64_t length = 0;
-    if (e < ae) {
-      int64_t bs, be;
-      row_of_b(b, __ldg(a.col_idx + e), bs, be);
-      length = be - bs;
-      entry_b[tid] = bs;
-      entry_a[tid] = __ldg(a.values + e);
+    const EntryRun<V> run = entry_run(a, b, e0 + tid, ae);
+    const int64_t length = run.length;
+    if (e0 + tid < ae) {
+      entry_b[tid] = run.start;
+      entry_a[tid] = run.a;
     }
     int64_t offset, chunk_total;
     Scan(scan_storage).ExclusiveSum(length, offset, chunk_total);

@@ -152,16 +152,10 @@ __device__ int middle_row(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, 
   // Gather, 32 entries of A at a time (a row of A may be longer than 32: it meets empty rows of B).
   int base = 0;
   for (int64_t e0 = as; e0 < ae; e0 += 32) {
-    const int64_t e = e0 + lane;
-    int64_t bs = 0;
-    int length = 0;
-    V av = V(0);
-    if (e < ae) {
-      int64_t be;
-      row_of_b(b, __ldg(a.col_idx + e), bs, be);
-      length = int(be - bs);
-      av = __ldg(a.values + e);
-    }
+    const EntryRun<V> run = entry_run(a, b, e0 + lane, ae);
+    const int64_t bs = run.start;
+    const int length = int(run.length);
+    const V av = run.a;
     int inclusive = length;
 #pragma unroll
     for (int offset = 1; offset < 32; offset <<= 1) {

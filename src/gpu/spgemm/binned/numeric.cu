@@ -70,15 +70,9 @@ __global__ void __launch_bounds__(kThreads)
     for (int64_t e0 = as; e0 < ae; e0 += 32) {
       // 32 entries of A: their rows of B, folded in order into C's row (each product's entry found
       // by binary search; a column outside C's pattern: nothing to write).
-      const int64_t e = e0 + lane;
-      int64_t bs = 0, length = 0;
-      V av = V(0);
-      if (e < ae) {
-        int64_t be;
-        row_of_b(b, __ldg(a.col_idx + e), bs, be);
-        length = be - bs;
-        av = __ldg(a.values + e);
-      }
+      const EntryRun<V> run = entry_run(a, b, e0 + lane, ae);
+      const int64_t bs = run.start, length = run.length;
+      const V av = run.a;
       if (long_rows != nullptr && ae - as <= 32) {  // its one round: the warp's sum is u
         int64_t u = length;
         for (int offset = 16; offset > 0; offset >>= 1) u += __shfl_xor_sync(kFullMask, u, offset);

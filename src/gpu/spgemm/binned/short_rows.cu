@@ -37,16 +37,10 @@ __global__ void __launch_bounds__(kThreads)
   int base = 0;
   const int chunks = int(__reduce_max_sync(kFullMask, unsigned((ae - as + G - 1) / G)));
   for (int chunk = 0; chunk < chunks; ++chunk) {
-    const int64_t e = as + int64_t(chunk) * G + g;
-    int64_t bs = 0;
-    int length = 0;
-    V av = V(0);
-    if (e < ae) {
-      int64_t be;
-      row_of_b(b, __ldg(a.col_idx + e), bs, be);
-      length = int(be - bs);
-      av = __ldg(a.values + e);
-    }
+    const EntryRun<V> run = entry_run(a, b, as + int64_t(chunk) * G + g, ae);
+    const int64_t bs = run.start;
+    const int length = int(run.length);
+    const V av = run.a;
     int inclusive = length;
 #pragma unroll
     for (int offset = 1; offset < G; offset <<= 1) {
