@@ -407,7 +407,7 @@ TEST_F(BinnedSpgemm, BlockDenseAccumulatorMatchesPaperKernelsFloat) { check_bloc
 TEST_F(BinnedSpgemm, BlockDenseAccumulatorMatchesPaperKernelsDouble) { check_block_dense<double>(*this); }
 
 // Rows of u <= 32 sorted in registers (short_rows.cu, groups of 8, 16, 32 lanes) against the heap
-// (heap.cu): the same bits; rows of A longer than their u (meeting empty rows of B) included.
+// (heap.cu, its queue in registers and in shared memory): the same bits; rows of A longer than their u (meeting empty rows of B) included.
 template <typename V>
 void check_short_rows(BinnedSpgemm& t) {
   const uint64_t seed = sparsetc_test::fresh_seed();
@@ -424,6 +424,9 @@ void check_short_rows(BinnedSpgemm& t) {
   sd::BinnedSpgemmOptions heap;
   heap.short_group_warps = 0;
   EXPECT_TRUE(bitwise_equal(multiply<V>(a, b, t.context(), heap).c, registers.c)) << "against the heap, seed " << seed;
+  heap.heap_queue_in_registers = false;  // heaps of up to 8 nodes in shared memory, not in registers
+  EXPECT_TRUE(bitwise_equal(multiply<V>(a, b, t.context(), heap).c, registers.c))
+      << "against the shared-memory heap, seed " << seed;
   EXPECT_TRUE(bitwise_equal(multiply<V>(a, b, t.context(), in_registers).c, registers.c)) << "repeat, seed " << seed;
 }
 TEST_F(BinnedSpgemm, ShortRowsInRegistersMatchHeapFloat) { check_short_rows<float>(*this); }

@@ -157,6 +157,7 @@ TEST(BinnedSpgemmBench, AgainstCusparse) {
         {"block dense in 200 KB", [](auto& o) { o.block_dense_bytes = size_t(200) << 10; }},
         {"heaps of up to 8 nodes", [](auto& o) { o.heap_largest_capacity = 8; }},
         {"heaps of up to 32 nodes", [](auto& o) { o.heap_largest_capacity = 32; }},
+        {"heaps in shared memory", [](auto& o) { o.heap_queue_in_registers = false; }},
     };
     std::string variant_times;
     if (esc_variants)

@@ -4,6 +4,7 @@
 
 #include <cub/cub.cuh>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #include <cstdint>
 #include <utility>
@@ -51,23 +52,23 @@ void run_cub(const char* what, const GpuContext& context, Call&& call) {
   SPARSETC_CUB_CHECK(call(temp.data(), bytes), what);
 }
 
-// out[n] = out[n - 1] + in[n - 1]: the total after an exclusive scan of n elements.
+// in[i] for i < n, 0 at i = n: an exclusive scan of n + 1 of them ends with the total.
 template <typename T>
-__global__ void __launch_bounds__(kThreads) set_last_kernel(int64_t* out, int64_t n, const T* in, const int64_t* scanned) {
-  if (blockIdx.x == 0 && threadIdx.x == 0) out[n] = (n > 0 ? scanned[n - 1] + int64_t(in[n - 1]) : 0);
-}
+struct PaddedValue {
+  const T* in;
+  int64_t n;
+  __device__ int64_t operator()(int64_t i) const { return i < n ? int64_t(in[i]) : 0; }
+};
 
-// out[i] = sum of in[0..i) for i in [0, n], int64 accumulation; out has n + 1 elements.
+// out[i] = sum of in[0..i) for i in [0, n], int64 accumulation; out has n + 1 elements. One scan
+// of n + 1 values (the last one zero) also writes the total: no kernel after it.
 template <typename T>
 void exclusive_scan_total(const T* in, int64_t* out, int64_t n, const GpuContext& context) {
-  if (n > 0) {
-    run_cub("cub::DeviceScan::ExclusiveScan", context, [&](void* temp, size_t& bytes) {
-      return cubns::DeviceScan::ExclusiveScan(temp, bytes, in, out, ::cuda::std::plus<>{}, int64_t(0), n,
-                                              context.stream);
-    });
-  }
-  set_last_kernel<T><<<1, 32, 0, context.stream>>>(out, n, in, out);
-  SPARSETC_CUDA_CHECK_LAUNCH();
+  const auto padded = thrustns::make_transform_iterator(thrustns::counting_iterator<int64_t>(0), PaddedValue<T>{in, n});
+  run_cub("cub::DeviceScan::ExclusiveScan", context, [&](void* temp, size_t& bytes) {
+    return cubns::DeviceScan::ExclusiveScan(temp, bytes, padded, out, ::cuda::std::plus<>{}, int64_t(0), n + 1,
+                                            context.stream);
+  });
 }
 
 // Reads one value back (a synchronisation point).

@@ -102,8 +102,11 @@ BinnedSpgemm<V>::BinnedSpgemm(const DeviceCsrView<V>& a, const DeviceCsrView<V>&
   // bounds never change), else each panel bins its rows again.
   const DeviceBuffer totals = binned::upper_bounds(a, b, options_.merge_initial_capacity, bound_.as<int64_t>(),
                                                    cap_scan_.as<int64_t>(), context);
-  binned::BinnedRows all_rows = binned::bin_rows(bound_.as<const int64_t>(), a.row_ptr, 0, m, bin_.as<uint8_t>(),
-                                                 count_.as<int64_t>(), context, totals.as<const int64_t>());
+  binned::ReadAlong along;
+  along.at[0] = totals.as<const int64_t>();
+  along.at[1] = cap_scan_.as<const int64_t>() + m;
+  binned::BinnedRows all_rows =
+      binned::bin_rows(bound_.as<const int64_t>(), a.row_ptr, 0, m, bin_.as<uint8_t>(), count_.as<int64_t>(), context, along);
   stats_.products = all_rows.read_along[0];
   stats_.temporary_entries = all_rows.read_along[1];
 
@@ -191,7 +194,8 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
                             binned::heap_capacity(c) > options_.heap_largest_capacity ||
                             (end - begin) * lanes <= options_.short_group_warps * 32;
         if (!groups) {
-          binned::heap_rows(a_, b_, rows, begin, end, binned::heap_capacity(c), t, count.as<int64_t>(), ctx);
+          binned::heap_rows(a_, b_, rows, begin, end, binned::heap_capacity(c), options_.heap_queue_in_registers, t,
+                            count.as<int64_t>(), ctx);
         } else if (options_.short_rows_in_warps || (lanes == 32 && !options_.short_rows_in_registers)) {
           binned::middle_rows(a_, b_, rows, begin, end, t, count.as<int64_t>(), ctx);
         } else {

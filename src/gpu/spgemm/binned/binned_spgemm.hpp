@@ -59,6 +59,9 @@ struct BinnedSpgemmOptions {
   // leaves room for 64 threads per block and 14% occupancy (H200, fp32, AP of the Galerkin product:
   // heap 285 us, docs/spgemm.md has the warp's time). 32: the heap keeps them.
   int heap_largest_capacity = 16;
+  // Heaps of up to 8 nodes as a queue in registers (heap.cu): the shared-memory heaps leave the L1
+  // too little room to cache the rows of B that neighbouring rows share. false: the shared heap.
+  bool heap_queue_in_registers = true;
   // Force every row of u <= 32 into the register groups (8, 16, 32 lanes) or into a warp each.
   bool short_rows_in_registers = false;
   bool short_rows_in_warps = false;

@@ -11,7 +11,7 @@
 namespace sparsetc::detail::binned::block_dense {
 
 constexpr int kDenseThreads = 256;
-constexpr int kInFlight = 8;  // rows of B whose first loads are issued together
+constexpr int kInFlight = 8;  // rows of B whose first loads are issued together (16 measured slower)
 constexpr int kUnroll = 4;    // loads in flight per thread along one long row of B
 
 // Sets bit c. (Merging the bits of lanes on one word first, with __match_any_sync, measured slower:

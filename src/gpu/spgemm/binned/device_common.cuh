@@ -100,20 +100,14 @@ __device__ ColumnSpan block_column_span(const DeviceCsrView<V>& a, const DeviceC
   return result;
 }
 
-// The warp's in-order fold: the products of up to 32 rows of B (lane r holds row r's first entry
-// `start`, its `length` and the entry of A `av` that scales it), 32 at a time in the order of the
-// rows and then of their entries (a warp scan of the lengths, a 5-step shuffle search for each
-// lane's row). For each product, key(column) names the entry it adds to (< 0: none). Lanes on one
-// key (__match_any_sync) are folded by the lowest of them: it loads the entry once (load(key)),
-// adds its peers' products in lane order from registers (one shuffle each) and stores the sum once
-// (store(key, column, sum)). That is the canonical left fold, with one memory round trip per entry
-// instead of one per product (AP of the Galerkin product: 27 products on one entry of C). Every
-// lane of the warp calls it.
-template <typename V, typename Key, typename Load, typename Store>
-__device__ void fold_rows_in_order(const DeviceCsrView<V>& b, int64_t start, int64_t length, V av, Key&& key,
-                                   Load&& load, Store&& store) {
+// The products of up to 32 rows of B (lane r holds row r's first entry `start`, its `length` and
+// the entry of A `av` that scales it), 32 at a time in the order of the rows and then of their
+// entries (a warp scan of the lengths, a 5-step shuffle search for each lane's row): round(valid,
+// column, product, n) with lane l holding product t0 + l of the n in this round (valid: l < n).
+// Every lane of the warp calls it; a __syncwarp follows each round.
+template <typename V, typename Round>
+__device__ void for_products_in_order(const DeviceCsrView<V>& b, int64_t start, int64_t length, V av, Round&& round) {
   const int lane = threadIdx.x & 31;
-  const unsigned below = (1u << lane) - 1;
   int64_t inclusive = length;
   for (int offset = 1; offset < 32; offset <<= 1) {
     const int64_t y = __shfl_up_sync(kFullMask, inclusive, offset);
@@ -131,32 +125,56 @@ __device__ void fold_rows_in_order(const DeviceCsrView<V>& b, int64_t start, int
     }
     const int64_t owner_start = __shfl_sync(kFullMask, start, lo), owner_first = __shfl_sync(kFullMask, exclusive, lo);
     const V owner_a = __shfl_sync(kFullMask, av, lo);
-    int64_t at = -1 - lane;  // distinct for idle lanes and products without an entry
     int32_t col = 0;
     V p = V(0);
     if (t < total) {
       const int64_t q = owner_start + (t - owner_first);
       col = __ldg(b.col_idx + q);
       p = product(owner_a, __ldg(b.values + q));
+    }
+    round(t < total, col, p, int(total - t0 < 32 ? total - t0 : 32));
+    __syncwarp();  // the next 32 products may load what this round stored
+  }
+}
+
+// One round's fold by leaders: lanes on one key `at` (>= 0; distinct negative values for none)
+// are folded by the lowest of them, which loads the entry once (load(at)), adds its peers'
+// products in lane order from registers (one shuffle each) and stores the sum once (store(at,
+// column, sum)). That is the canonical left fold, with one memory round trip per entry instead of
+// one per product. peers: __match_any_sync(kFullMask, at). Every lane of the warp calls it.
+template <typename V, typename Load, typename Store>
+__device__ void fold_peers(int64_t at, unsigned peers, int32_t col, V p, Load&& load, Store&& store) {
+  const int lane = threadIdx.x & 31;
+  const bool leader = at >= 0 && (peers & ((1u << lane) - 1)) == 0;
+  unsigned later = leader ? peers & ~(1u << lane) : 0u;  // the leader's peers, lowest lane first
+  int rounds = __popc(later);
+  for (int offset = 16; offset > 0; offset >>= 1) rounds = max(rounds, __shfl_xor_sync(kFullMask, rounds, offset));
+  V folded = leader ? sum(load(at), p) : V(0);
+  for (int r = 0; r < rounds; ++r) {
+    const V next = __shfl_sync(kFullMask, p, later != 0 ? __ffs(later) - 1 : lane);
+    if (later != 0) {
+      folded = sum(folded, next);
+      later &= later - 1;
+    }
+  }
+  if (leader) store(at, col, folded);
+}
+
+// The warp's in-order fold of the products of up to 32 rows of B (for_products_in_order): key(column)
+// names the entry each product adds to (< 0: none), and the lanes on one entry are folded by
+// fold_peers (AP of the Galerkin product: 27 products on one entry of C). Every lane calls it.
+template <typename V, typename Key, typename Load, typename Store>
+__device__ void fold_rows_in_order(const DeviceCsrView<V>& b, int64_t start, int64_t length, V av, Key&& key,
+                                   Load&& load, Store&& store) {
+  const int lane = threadIdx.x & 31;
+  for_products_in_order(b, start, length, av, [&](bool valid, int32_t col, V p, int) {
+    int64_t at = -1 - lane;  // distinct for idle lanes and products without an entry
+    if (valid) {
       const int64_t k = key(col);
       if (k >= 0) at = k;
     }
-    const unsigned peers = __match_any_sync(kFullMask, at);
-    const bool leader = at >= 0 && (peers & below) == 0;
-    unsigned later = leader ? peers & ~(1u << lane) : 0u;  // the leader's peers, lowest lane first
-    int rounds = __popc(later);
-    for (int offset = 16; offset > 0; offset >>= 1) rounds = max(rounds, __shfl_xor_sync(kFullMask, rounds, offset));
-    V folded = leader ? sum(load(at), p) : V(0);
-    for (int r = 0; r < rounds; ++r) {
-      const V next = __shfl_sync(kFullMask, p, later != 0 ? __ffs(later) - 1 : lane);
-      if (later != 0) {
-        folded = sum(folded, next);
-        later &= later - 1;
-      }
-    }
-    if (leader) store(at, col, folded);
-    __syncwarp();  // the next 32 products may load what this round stored
-  }
+    fold_peers(at, __match_any_sync(kFullMask, at), col, p, load, store);
+  });
 }
 
 // Smallest power of two >= n (n >= 1).

@@ -43,8 +43,8 @@ struct MergeRow {
 };
 
 // ---- Stage 1: bound[i] = products of row i of A with B, and cap_scan[0..rows] = exclusive scan of
-// the rows' C~ room (bins.hpp). Returns a device array of 2 int64: the sum of the bounds and
-// cap_scan[rows], for the caller to read back (with bin_rows' offsets: no synchronisation here).
+// the rows' C~ room (bins.hpp). Returns a device int64 holding the sum of the bounds, for the
+// caller to read back (with bin_rows' offsets: no synchronisation here).
 template <typename V>
 DeviceBuffer upper_bounds(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, int64_t merge_initial, int64_t* bound,
                           int64_t* cap_scan, const GpuContext& context);
@@ -57,10 +57,14 @@ struct PanelBounds {
 PanelBounds panel_bounds(const int64_t* cap_scan, int64_t rows, int64_t panels, const GpuContext& context);
 
 // ---- Stage 2: rows [r0, r1) into the 38 bins. Writes bin[i] and count[i] for bins 0 and 1;
-// rows (int32, relative to r0) grouped by sort_key (bins.hpp), increasing within a key;
-// offsets[key]..offsets[key + 1] delimit a key's rows (read back: a synchronisation point, which
-// also reads the kReadAlong int64 at read_along, when given, into read_along of the result).
+// rows (int32, relative to r0) grouped by sort_key (bins.hpp), a key's rows in increasing runs of
+// up to 32 (the runs' order may change run to run); offsets[key]..offsets[key + 1] delimit a key's rows
+// (read back: a synchronisation point, which also reads the int64 at each non-null address of
+// `along` into read_along of the result).
 constexpr int kReadAlong = 2;
+struct ReadAlong {
+  const int64_t* at[kReadAlong] = {};
+};
 struct BinnedRows {
   std::array<int64_t, kSortKeys + 1> offsets{};
   std::array<int64_t, kReadAlong> read_along{};
@@ -69,7 +73,7 @@ struct BinnedRows {
   int64_t end(int key) const { return offsets[size_t(key + 1)]; }
 };
 BinnedRows bin_rows(const int64_t* bound, const int64_t* a_row_ptr, int64_t r0, int64_t r1, uint8_t* bin,
-                    int64_t* count, const GpuContext& context, const int64_t* read_along = nullptr);
+                    int64_t* count, const GpuContext& context, const ReadAlong& along = {});
 
 // ---- Stage 3. Every kernel takes the rows rows[begin, end) (relative to r0) of one bin or bin
 // range, writes row i's sorted, duplicate-free entries at C~ offset cap_scan[i] - cap_scan[r0] and
@@ -81,10 +85,13 @@ struct Temporary {
   void* vals = nullptr;
 };
 
-// Heap method (bins 2..32): one thread per row; heap_capacity in {4, 8, 16, 32} >= the rows' u.
+// Heap method (bins 2..32): one thread per row; heap_capacity in {4, 8, 16, 32} >= the nodes the
+// rows' heaps need (bins.hpp). queue_in_registers: heaps of up to 8 nodes as a queue in registers
+// scanned linearly instead of a heap in shared memory (the same bits).
 template <typename V>
 void heap_rows(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int32_t* rows, int64_t begin, int64_t end,
-               int heap_capacity, const Temporary& t, int64_t* count, const GpuContext& context);
+               int heap_capacity, bool queue_in_registers, const Temporary& t, int64_t* count,
+               const GpuContext& context);
 
 // Short rows (bins 2..32) in registers (short_rows.cu): a group of `lanes` (8, 16, 32) >= the rows'
 // u per row sorts its products with shuffles; rows[begin, end) is one u-range of one heap class.

@@ -83,13 +83,31 @@ __global__ void __launch_bounds__(kThreads)
       }
       if (small) {
         const int width = int(ce - cs);
-        fold_rows_in_order(
-            b, bs, length, av,
-            [&](int32_t col) -> int64_t {
-              const int at = int(lower_bound_in(row.cols, width, col));
-              return at < width && row.cols[at] == col ? at : -1;
-            },
-            [&](int64_t at) { return row.vals[at]; }, [&](int64_t at, int32_t, V folded) { row.vals[at] = folded; });
+        for_products_in_order(b, bs, length, av, [&](bool valid, int32_t col, V p, int n) {
+          int at = -1 - lane;  // distinct for idle lanes and products without an entry
+          if (valid) {
+            const int k = int(lower_bound_in(row.cols, width, col));
+            if (k < width && row.cols[k] == col) at = k;
+          }
+          const unsigned peers = __match_any_sync(kFullMask, at);
+          int most = __popc(peers);
+          for (int offset = 16; offset > 0; offset >>= 1) most = max(most, __shfl_xor_sync(kFullMask, most, offset));
+          if (2 * most > n) {
+            // Many products on one entry (AP of the Galerkin product: up to 27 of 27): lane k
+            // takes the round's products in order and adds those on entry k, n steps of two
+            // shuffles instead of a leader's chain of shuffle rounds. The same left fold.
+            V acc = lane < width ? row.vals[lane] : V(0);
+            for (int q = 0; q < n; ++q) {
+              const int k = __shfl_sync(kFullMask, at, q);
+              const V v = __shfl_sync(kFullMask, p, q);
+              if (k == lane) acc = sum(acc, v);
+            }
+            if (lane < width) row.vals[lane] = acc;
+          } else {
+            fold_peers(int64_t(at), peers, col, p, [&](int64_t k) { return row.vals[k]; },
+                       [&](int64_t k, int32_t, V folded) { row.vals[k] = folded; });
+          }
+        });
       } else {
         fold_rows_in_order(
             b, bs, length, av,

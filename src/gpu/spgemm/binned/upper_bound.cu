@@ -1,7 +1,7 @@
 // Stage 1 (paper, Algorithm 2): the upper bound u_i of every row of C, the products of row i of A
 // with B, a thread per row as in the paper when rows are short on average, else a warp per row (a
-// thread would serialise the long rows of skewed matrices); with it the C~ room of each row, whose
-// scan the panel split cuts.
+// thread would serialise the long rows of skewed matrices, or leave most SMs idle on few rows);
+// with it the C~ room of each row, whose scan the panel split cuts.
 #include <vector>
 
 #include "gpu/spgemm/binned/device_common.cuh"
@@ -16,6 +16,7 @@ constexpr int kWarps = kThreads / 32;
 // a thread per row, a row longer than kLongRow is left by its thread to its whole warp (a single
 // thread would walk a hub row of 10^4 entries alone while the grid waits).
 constexpr int kLongRow = 64;
+constexpr int64_t kThreadRowsMin = int64_t(1) << 17;
 
 __device__ __forceinline__ void store_bound(int64_t i, int64_t products, int64_t length, int64_t merge_initial,
                                             int64_t* bound, int64_t* capacity) {
@@ -75,12 +76,17 @@ __global__ void __launch_bounds__(kThreads)
       }
     }
   }
+  // One atomic per block: tens of thousands of them on one address cost more than the bounds
+  // (H200, usroads-48 with a warp per row: 97 us of atomics).
+  __shared__ int64_t warp_products[kWarps];
   for (int offset = 16; offset > 0; offset >>= 1) stored += __shfl_xor_sync(kFullMask, stored, offset);
-  if ((threadIdx.x & 31) == 0 && stored != 0) atomicAdd(total, static_cast<unsigned long long>(stored));
-}
-
-__global__ void room_kernel(const int64_t* __restrict__ cap_scan, int64_t rows, int64_t* __restrict__ out) {
-  *out = cap_scan[rows];
+  if ((threadIdx.x & 31) == 0) warp_products[threadIdx.x / 32] = stored;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    int64_t block_products = 0;
+    for (int w = 0; w < kWarps; ++w) block_products += warp_products[w];
+    if (block_products != 0) atomicAdd(total, static_cast<unsigned long long>(block_products));
+  }
 }
 
 __global__ void panel_bounds_kernel(const int64_t* __restrict__ cap_scan, int64_t rows, int64_t panels,
@@ -100,9 +106,10 @@ __global__ void panel_bounds_kernel(const int64_t* __restrict__ cap_scan, int64_
   out[panels + 1 + p] = cap_scan[row];
 }
 
+// At most 4096 blocks (a grid-stride loop takes the rest): as many atomics on the total.
 unsigned grid_for(int64_t work, int64_t per_cta) {
   const int64_t ctas = (work + per_cta - 1) / per_cta;
-  return unsigned(ctas < 1 ? 1 : (ctas > 65536 * 16 ? 65536 * 16 : ctas));
+  return unsigned(ctas < 1 ? 1 : (ctas > 4096 ? 4096 : ctas));
 }
 
 }  // namespace
@@ -112,11 +119,14 @@ DeviceBuffer upper_bounds(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, 
                           int64_t* cap_scan, const GpuContext& context) {
   const int64_t rows = a.rows;
   DeviceBuffer capacity = gpuconv::buffer_of<int64_t>(rows, context);
-  DeviceBuffer totals = gpuconv::buffer_of<int64_t>(2, context);  // products, room
+  DeviceBuffer totals = gpuconv::buffer_of<int64_t>(1, context);  // the products
   SPARSETC_CUDA_CHECK(cudaMemsetAsync(totals.data(), 0, sizeof(int64_t), context.stream));
   auto* products = reinterpret_cast<unsigned long long*>(totals.as<int64_t>());
   if (rows > 0) {
-    if (a.nnz <= 16 * rows) {  // short rows: a thread each
+    // Short rows: a thread each, when there are enough rows to fill the GPU that way; with fewer,
+    // the warps that meet long rows walk them alone on a few SMs (wiki-Vote, 8297 rows of up to
+    // 893 entries: 56 us a thread per row).
+    if (a.nnz <= 16 * rows && rows >= kThreadRowsMin) {
       upper_bound_kernel<V, 1><<<grid_for(rows, kThreads), kThreads, 0, context.stream>>>(
           a, b, merge_initial, bound, capacity.as<int64_t>(), products);
     } else {
@@ -126,8 +136,6 @@ DeviceBuffer upper_bounds(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, 
     SPARSETC_CUDA_CHECK_LAUNCH();
   }
   gpuconv::exclusive_scan_total(capacity.as<const int64_t>(), cap_scan, rows, context);
-  room_kernel<<<1, 1, 0, context.stream>>>(cap_scan, rows, totals.as<int64_t>() + 1);
-  SPARSETC_CUDA_CHECK_LAUNCH();
   return totals;
 }
 
