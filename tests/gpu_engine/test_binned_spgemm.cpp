@@ -148,6 +148,24 @@ CsrMatrix<V> numeric_reuse(const CsrMatrix<double>& a, const CsrMatrix<double>& 
   return reused;
 }
 
+// The pattern (and values) of c with every third entry dropped.
+template <typename V>
+CsrMatrix<V> every_third_dropped(const CsrMatrix<V>& c) {
+  CsrMatrix<V> thinned;
+  thinned.rows = c.rows;
+  thinned.cols = c.cols;
+  thinned.row_ptr.assign(c.row_ptr.size(), 0);
+  for (int64_t i = 0; i < c.rows; ++i) {
+    for (int64_t p = c.row_ptr[size_t(i)]; p < c.row_ptr[size_t(i + 1)]; ++p)
+      if (p % 3 != 1) {
+        thinned.col_idx.push_back(c.col_idx[size_t(p)]);
+        thinned.values.push_back(c.values[size_t(p)]);
+      }
+    thinned.row_ptr[size_t(i + 1)] = int64_t(thinned.col_idx.size());
+  }
+  return thinned;
+}
+
 template <typename V>
 ::testing::AssertionResult bitwise_equal(const CsrMatrix<V>& x, const CsrMatrix<V>& y) {
   if (x.row_ptr != y.row_ptr || x.col_idx != y.col_idx) return ::testing::AssertionFailure() << "structure differs";
@@ -334,8 +352,8 @@ TEST_F(BinnedSpgemm, DenseWindowRowsMatchReferenceAndNumericReuse) {
 // wide for a warp's window and that are too long to hash (u ~ 600-2400 over 20011 columns), and
 // merge rows (u ~ 12000-18000 over 9001 columns, results longer than their first region: counted,
 // grown, redone). Against the reference and, bit for bit, against the paper's kernels (ESC sort,
-// merge path), in many passes over B's columns (a small shared-memory budget), after the growth of
-// every merge row, and numeric-only reuse.
+// merge path), in many passes over B's columns (a small shared-memory budget), with every chunk of
+// short rows of B streamed by one warp, after the growth of every merge row, and numeric-only reuse.
 template <typename V>
 void check_block_dense(BinnedSpgemm& t) {
   const uint64_t seed = sparsetc_test::fresh_seed();
@@ -344,8 +362,9 @@ void check_block_dense(BinnedSpgemm& t) {
                           eb = rounded<V>(random_rows(3000, 20011, {0, 30, 59}, seed + 1));
   const CsrMatrix<double> ma = rounded<V>(random_rows(203, 3000, {40, 60}, seed + 2)),
                           mb = rounded<V>(random_rows(3000, 9001, {300}, seed + 3));
-  // Long rows of A (1100-3000 entries) over short rows of B (1-9): chunks streamed by one warp.
-  const CsrMatrix<double> sa = rounded<V>(random_rows(61, 20000, {0, 1100, 3000}, seed + 4)),
+  // Long rows of A (1100-3000 entries) over short rows of B (1-9): chunks streamed by one warp;
+  // rows of 400 entries (bin 35) stream only when the rule is lowered.
+  const CsrMatrix<double> sa = rounded<V>(random_rows(61, 20000, {0, 400, 1100, 3000}, seed + 4)),
                           sb = rounded<V>(random_rows(20000, 5003, {0, 1, 3, 5, 9}, seed + 5));
   struct Case {
     Operands o;
@@ -376,6 +395,13 @@ void check_block_dense(BinnedSpgemm& t) {
     EXPECT_GT(many.stats.block_dense_passes, 1);  // 2 on 5003 columns in fp32, up to 16 on 20011 in fp64
     EXPECT_TRUE(bitwise_equal(many.c, run.c)) << many.stats.block_dense_passes << " passes, seed " << seed;
 
+    // Every chunk of short rows of B to one warp, whatever the length of the row of A, and with
+    // rows of B of up to 255 entries among them: the same bits.
+    sd::BinnedSpgemmOptions streamed;
+    streamed.block_dense_stream_min_entries = 1;
+    streamed.block_dense_stream_long_row_of_b = 256;
+    EXPECT_TRUE(bitwise_equal(multiply<V>(o.a, o.b, ctx, streamed).c, run.c)) << "streamed chunks, seed " << seed;
+
     sd::BinnedSpgemmOptions tight;
     tight.merge_initial_capacity = 16;
     tight.block_dense_first_bin = sd::binned::kFirstAccumulatorBin;
@@ -387,22 +413,34 @@ void check_block_dense(BinnedSpgemm& t) {
 
     // Numeric-only on a pattern with every third entry dropped: the kept entries keep their bits
     // (the dropped columns' products leave nothing behind in the accumulator).
-    CsrMatrix<V> thinned;
-    thinned.rows = run.c.rows;
-    thinned.cols = run.c.cols;
-    thinned.row_ptr.assign(run.c.row_ptr.size(), 0);
-    for (int64_t i = 0; i < run.c.rows; ++i) {
-      for (int64_t p = run.c.row_ptr[size_t(i)]; p < run.c.row_ptr[size_t(i + 1)]; ++p)
-        if (p % 3 != 1) {
-          thinned.col_idx.push_back(run.c.col_idx[size_t(p)]);
-          thinned.values.push_back(run.c.values[size_t(p)]);
-        }
-      thinned.row_ptr[size_t(i + 1)] = int64_t(thinned.col_idx.size());
-    }
+    const CsrMatrix<V> thinned = every_third_dropped(run.c);
     EXPECT_TRUE(bitwise_equal(numeric_reuse(o.a, o.b, thinned, ctx), thinned))
         << "numeric-only on a thinned pattern, seed " << seed;
   }
 }
+// Numeric-only on crowded rows, as in AP of an AMG Galerkin product: rows of B of at most one
+// entry (an aggregation prolongator) or two, over 23 columns, so up to 31 products land on a few
+// entries of C (numeric.cu's broadcast rows, both the one-product-a-lane and the general way):
+// the same bits as the full product, also on a thinned pattern, and the reference's values.
+template <typename V>
+void check_crowded_numeric(BinnedSpgemm& t) {
+  const uint64_t seed = sparsetc_test::fresh_seed();
+  const sd::GpuContext ctx = t.context();
+  for (const std::vector<int64_t>& b_lengths : {std::vector<int64_t>{0, 1, 1, 1}, std::vector<int64_t>{0, 1, 2}}) {
+    const CsrMatrix<double> a = rounded<V>(random_rows(2500, 1500, {0, 3, 9, 27, 31}, seed)),
+                            b = rounded<V>(random_rows(1500, 23, b_lengths, seed + 1));
+    const Result<V> run = multiply<V>(a, b, ctx);
+    EXPECT_TRUE(matches_reference(run.c, a, b)) << "seed " << seed;
+    const CsrMatrix<V> reused = numeric_reuse(a, b, run.c, ctx);
+    EXPECT_TRUE(bitwise_equal(reused, run.c)) << "numeric-only, seed " << seed;
+    EXPECT_TRUE(matches_reference(reused, a, b)) << "numeric-only, seed " << seed;
+    const CsrMatrix<V> thinned = every_third_dropped(run.c);
+    EXPECT_TRUE(bitwise_equal(numeric_reuse(a, b, thinned, ctx), thinned)) << "thinned pattern, seed " << seed;
+  }
+}
+TEST_F(BinnedSpgemm, NumericReuseOfCrowdedRowsFloat) { check_crowded_numeric<float>(*this); }
+TEST_F(BinnedSpgemm, NumericReuseOfCrowdedRowsDouble) { check_crowded_numeric<double>(*this); }
+
 TEST_F(BinnedSpgemm, BlockDenseAccumulatorMatchesPaperKernelsFloat) { check_block_dense<float>(*this); }
 TEST_F(BinnedSpgemm, BlockDenseAccumulatorMatchesPaperKernelsDouble) { check_block_dense<double>(*this); }
 
@@ -516,7 +554,7 @@ void check_accumulators(BinnedSpgemm& t, const CsrMatrix<double>& a0, const CsrM
   const CsrMatrix<double> a = rounded<V>(a0), b = rounded<V>(b0);
   const sd::GpuContext ctx = t.context();
   sd::BinnedSpgemmOptions counted;
-  counted.time_stages = true;  // also counts the rows of each path
+  counted.time_stages = true;      // also counts the rows of each path
   const Result<V> run = multiply<V>(a, b, ctx, counted);
   EXPECT_TRUE(matches_reference(run.c, a, b)) << "seed " << seed;
   EXPECT_GT(run.stats.esc_paths[size_t(path)], 0) << "path " << path << ", seed " << seed;
@@ -548,7 +586,7 @@ TEST_F(BinnedSpgemm, AccumulatorDenseWindowDouble) { check_dense_accumulator<dou
 // Wide spans (100 columns spread x389 over ~39000) with u up to 21 * 47 <= kHashSlots: the hash
 // table (high compression). Rows of 60-70 entries (u ~ 1400 > kHashSlots) stay with the ESC sort,
 // and so do hash-sized rows that do not compress (16 x 16 products on 200000 columns) once the
-// bin's tally has seen them.
+// bin's sample has shown it.
 template <typename V>
 void check_hash_accumulator(BinnedSpgemm& t) {
   const uint64_t seed = sparsetc_test::fresh_seed();

@@ -11,7 +11,7 @@
 //  - binned: operand normalisation, stage 1, stages 2-4, C's offsets/indices in int32, every
 //    allocation from a warm stream-ordered pool (the handle's default) included;
 //  - numeric: the numeric-only kernel on the kept pattern (AMG reuse);
-//  - with SPARSETC_BENCH_ESC=1 also binned with the ESC sort only, with dense windows only (the
+//  - with SPARSETC_BENCH_ESC=1 also binned with the ESC sort only, without hash tables (the
 //    accumulator rule of bins.hpp, measured), with the short rows in registers, with bin 33 a block
 //    per row (esc.cu instead of middle_rows.cu), with the short rows a warp per row and with the
 //    short rows all in the heap (the rule of BinnedSpgemmOptions::short_group_warps off), and with
@@ -146,7 +146,7 @@ TEST(BinnedSpgemmBench, AgainstCusparse) {
     using Variant = std::pair<const char*, std::function<void(sd::BinnedSpgemmOptions&)>>;
     const std::vector<Variant> variants = {
         {"binned without accumulators", [](auto& o) { o.esc_dense_windows = o.esc_hash_tables = false; }},
-        {"dense windows only", [](auto& o) { o.esc_hash_tables = false; }},
+        {"without hash tables", [](auto& o) { o.esc_hash_tables = false; }},
         {"short rows in registers", [](auto& o) { o.short_rows_in_registers = true; }},
         {"bin 33 a block per row", [](auto& o) { o.middle_rows_in_warps = false; }},
         {"short rows a warp per row", [](auto& o) { o.short_rows_in_warps = true; }},
@@ -158,6 +158,10 @@ TEST(BinnedSpgemmBench, AgainstCusparse) {
         {"heaps of up to 8 nodes", [](auto& o) { o.heap_largest_capacity = 8; }},
         {"heaps of up to 32 nodes", [](auto& o) { o.heap_largest_capacity = 32; }},
         {"heaps in shared memory", [](auto& o) { o.heap_queue_in_registers = false; }},
+        {"one-warp chunks from 256 entries", [](auto& o) { o.block_dense_stream_min_entries = 256; }},
+        {"one-warp chunks from 256, rows of B < 256",
+         [](auto& o) { o.block_dense_stream_min_entries = o.block_dense_stream_long_row_of_b = 256; }},
+        {"one-warp chunks from 64 entries", [](auto& o) { o.block_dense_stream_min_entries = 64; }},
     };
     std::string variant_times;
     if (esc_variants)

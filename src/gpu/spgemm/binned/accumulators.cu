@@ -20,10 +20,12 @@
 //
 // Which rows hash: a hash table only pays when a row's products fold onto far fewer columns (on
 // uniform random rows, d = u, hashing and then sorting d columns costs twice the ESC sort). A
-// row's compression is unknown before its products are seen, so the bin measures it: the rows
-// hashed so far tally their products and distinct columns; once the tally holds kSample products,
-// a row hashes only while they fold at least kMinCompression to one. The choice may differ run to
-// run (it depends on which rows finished first); the results never do.
+// row's compression is unknown before its products are seen, so the bin measures it on a sample:
+// a first launch takes the bin's first kSampleRows rows, which hash whenever they can and tally
+// their products and distinct columns; the second launch, for the other rows, hashes only if the
+// sample folded at least kMinCompression to one. (A tally read while rows were still running sent
+// 110063 of poisson3d27's 262144 rows to the ESC sort before its sample was done: rows that skip
+// the table finish fast and the whole grid streams past.) The choice is a function of the input.
 #include <algorithm>
 
 #include "gpu/spgemm/binned/device_common.cuh"
@@ -57,7 +59,7 @@ __device__ __forceinline__ int warp_inclusive_sum(int x, int lane) {
 }
 
 constexpr int kLoads = 4;              // loads in flight per lane: rows of B 128 entries at a time
-constexpr int64_t kSample = 1 << 15;   // products a bin hashes before its tally decides
+constexpr int64_t kSampleRows = 32;     // a bin's first rows: they hash whenever they can, to decide
 // Products per distinct column for a row to keep hashing. H200, fp32, hashing on (2:1) against off:
 // wiki-Vote (2.5:1 overall) 1.40 / 1.08 ms, ca-AstroPh (2.8) 3.46 / 3.30, cage11 (2.3) 0.65 / 0.59,
 // memplus (1.9) 1.35 / 1.29, bcsstk18 (3.6) 0.354 / 0.318; poisson3d27:64 (5.8) 4.83 / 11.6.
@@ -235,23 +237,17 @@ __device__ __forceinline__ void row_span(const DeviceCsrView<V>& a, const Device
   for (int offset = 16; offset > 0; offset >>= 1) u += __shfl_xor_sync(kFullMask, u, offset);
 }
 
-// The bin's tally (products hashed, their distinct columns): hash while it holds fewer than
-// kSample products or they fold at least kMinCompression to one. Read by lane 0: warp-uniform.
-__device__ __forceinline__ bool keeps_hashing(const unsigned long long* tally, int lane) {
-  unsigned long long seen = 0, distinct = 0;
-  if (lane == 0) {
-    seen = *reinterpret_cast<const volatile unsigned long long*>(tally);
-    distinct = *reinterpret_cast<const volatile unsigned long long*>(tally + 1);
-  }
-  seen = __shfl_sync(kFullMask, seen, 0);
-  distinct = __shfl_sync(kFullMask, distinct, 0);
-  return seen < (unsigned long long)kSample || distinct * kMinCompression <= seen;
+// The tally of the bin's sample (products hashed, their distinct columns): the other rows hash when
+// some of the sample hashed and folded at least kMinCompression to one.
+__device__ __forceinline__ bool sample_says_hash(const unsigned long long* tally) {
+  const unsigned long long seen = tally[0], distinct = tally[1];
+  return seen > 0 && distinct * kMinCompression <= seen;
 }
 
 template <typename V>
 __global__ void __launch_bounds__(kThreads)
     accumulate_kernel(DeviceCsrView<V> a, DeviceCsrView<V> b, const int32_t* __restrict__ rows, int64_t n,
-                      Temporary t, int64_t* __restrict__ count, bool dense_on, bool hash_on,
+                      Temporary t, int64_t* __restrict__ count, bool dense_on, bool hash_on, bool sample,
                       int32_t* __restrict__ rest, int32_t* __restrict__ paths, unsigned long long* tally) {
   using Shape = AccumulatorShape<V>;
   extern __shared__ __align__(16) unsigned char dynamic[];
@@ -275,12 +271,12 @@ __global__ void __launch_bounds__(kThreads)
   if (dense_on && long_rows_of_b && u > 0 && width <= Shape::kWindow) {
     length = dense_row(a, b, as, ae, lo, int(width), scratch, lane, out_cols, out_vals);
     path = 0;
-  } else if (hash_on && long_rows_of_b && u > 0 && u <= Shape::kSlots && keeps_hashing(tally, lane)) {
+  } else if (hash_on && long_rows_of_b && u > 0 && u <= Shape::kSlots && (sample || sample_says_hash(tally))) {
     int bits = 5;  // at least 2u slots while that fits: short probe chains
     while (bits < kHashSlotBits && (int64_t(1) << bits) < 2 * u) ++bits;
     length = hash_row(a, b, as, ae, bits, scratch, lane, out_cols, out_vals);
     path = 1;
-    if (lane == 0) {
+    if (lane == 0 && sample) {
       atomicAdd(tally, (unsigned long long)u);
       atomicAdd(tally + 1, (unsigned long long)length);
     }
@@ -305,11 +301,19 @@ void accumulate_rows(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const
   const size_t bytes = size_t(kWarps) * AccumulatorShape<V>::kWarpBytes;
   SPARSETC_CUDA_CHECK(
       cudaFuncSetAttribute(accumulate_kernel<V>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-  const int64_t blocks = (n + kWarps - 1) / kWarps;
-  require(blocks <= 2147483647, SPARSETC_STATUS_SIZE_OVERFLOW, "binned SpGEMM: ", n, " rows in one accumulator launch");
-  accumulate_kernel<V><<<unsigned(blocks), kThreads, bytes, context.stream>>>(a, b, rows + begin, n, t, count,
-                                                                              modes.dense, modes.hash, rest, paths, tally);
-  SPARSETC_CUDA_CHECK_LAUNCH();
+  auto launch = [&](int64_t first, int64_t rows_n, bool sample) {
+    if (rows_n == 0) return;
+    const int64_t blocks = (rows_n + kWarps - 1) / kWarps;
+    require(blocks <= 2147483647, SPARSETC_STATUS_SIZE_OVERFLOW, "binned SpGEMM: ", rows_n,
+            " rows in one accumulator launch");
+    accumulate_kernel<V><<<unsigned(blocks), kThreads, bytes, context.stream>>>(
+        a, b, rows + first, rows_n, t, count, modes.dense, modes.hash, sample, rest, paths, tally);
+    SPARSETC_CUDA_CHECK_LAUNCH();
+  };
+  // The sample first (when hashing), then the other rows, deciding from its tally.
+  const int64_t sampled = modes.hash ? std::min(n, kSampleRows) : 0;
+  launch(begin, sampled, true);
+  launch(begin + sampled, n - sampled, false);
 }
 
 template void accumulate_rows<float>(const DeviceCsrView<float>&, const DeviceCsrView<float>&, const int32_t*, int64_t,

@@ -91,6 +91,8 @@ BinnedSpgemm<V>::BinnedSpgemm(const DeviceCsrView<V>& a, const DeviceCsrView<V>&
       if (const binned::BlockDenseShape one = binned::block_dense_shape<V>(b.cols, options_.block_dense_one_pass_bytes, 1))
         dense_shape_ = one;
   }
+  dense_shape_.stream_min_entries = options_.block_dense_stream_min_entries;
+  dense_shape_.stream_long_row_of_b = options_.block_dense_stream_long_row_of_b;
   stats_.block_dense_passes = dense_shape_.passes;
   const int64_t m = a.rows;
   bound_ = buffer_of<int64_t>(m, context);

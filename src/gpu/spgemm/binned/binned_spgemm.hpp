@@ -46,6 +46,9 @@ struct BinnedSpgemmOptions {
   // ESC rows (bins 34..36) may accumulate in a dense window or a hash table in shared memory
   // (accumulators.cu, bins.hpp) when b_rows_unique; false: the ESC sort for them. The same bits
   // either way.
+  // (A bin hashes after its first rows show compression, accumulators.cu: H200, fp32, with / without
+  // hash tables: poisson3d27:64 4.75 / 11.69 ms; hashing whichever rows came first cost wiki-Vote
+  // 0.596 / 0.543.)
   bool esc_dense_windows = true;
   bool esc_hash_tables = true;
   // Rows of u <= 32 (bins 2..32), per heap class and u range (u <= 8, 16, 32): a range of n rows
@@ -78,6 +81,11 @@ struct BinnedSpgemmOptions {
   // (one block per SM): a long row of A walks its rows of B once per pass (H200, fp32: bloweya, two
   // passes 9.99 ms, one 8.07; cage11 0.625 / 0.639). 0: never.
   size_t block_dense_one_pass_bytes = size_t(200) << 10;
+  // Chunks of rows of A of at least this many entries over mostly short rows of B (and none of
+  // block_dense_stream_long_row_of_b or more) are added by one warp without barriers
+  // (BlockDenseShape).
+  int64_t block_dense_stream_min_entries = 1024;
+  int32_t block_dense_stream_long_row_of_b = 64;
   // Rows of bin 33 (u = 33..128): ESC with one warp per row, eight rows a block (middle_rows.cu),
   // instead of one 32-thread block per row (esc.cu). The same bits either way.
   bool middle_rows_in_warps = true;

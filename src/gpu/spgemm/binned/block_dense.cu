@@ -91,14 +91,14 @@ __device__ void clear_bits(uint32_t* bits, int64_t words) {
 // Computes one row: the passes over B's columns, adding then compacting. Returns its length.
 template <typename V>
 __device__ int64_t dense_row(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, int64_t as, int64_t ae,
-                             int32_t pass_width, bool bits_ready, const BlockDenseLayout<V>& s,
+                             const BlockDenseShape& shape, bool bits_ready, const BlockDenseLayout<V>& s,
                              int32_t* out_cols, V* out_vals) {
-  const int32_t cols = int32_t(b.cols);
+  const int32_t cols = int32_t(b.cols), pass_width = shape.pass_width;
   const bool one_pass = pass_width >= cols;
   int64_t length = 0;
   for (int32_t p0 = 0; p0 < cols; p0 += pass_width) {
     const int32_t p1 = cols - p0 > pass_width ? p0 + pass_width : cols;
-    add_pass(a, b, as, ae, p0, p1, one_pass, !bits_ready, s.acc, s.bits);
+    add_pass(a, b, as, ae, p0, p1, one_pass, !bits_ready, s.acc, s.bits, shape);
     length = compact_pass(p0, p1, s.acc, s.bits, out_cols, out_vals, length, true);
   }
   return length;
@@ -108,15 +108,15 @@ template <typename V>
 __global__ void __launch_bounds__(kThreads)
     esc_dense_kernel(DeviceCsrView<V> a, DeviceCsrView<V> b, const int32_t* __restrict__ rows, int64_t n,
                      const int32_t* __restrict__ listed, Temporary t, int64_t* __restrict__ count,
-                     int32_t pass_width, unsigned long long* counter) {
+                     BlockDenseShape shape, unsigned long long* counter) {
   extern __shared__ __align__(16) unsigned char dynamic[];
-  const BlockDenseLayout<V> s = zeroed_scratch<V>(dynamic, b.cols, pass_width);
+  const BlockDenseLayout<V> s = zeroed_scratch<V>(dynamic, b.cols, shape.pass_width);
   const int64_t items = listed != nullptr ? int64_t(*listed) : n;
   for (int64_t item = next_item(counter); item < items; item = next_item(counter)) {
     const int64_t i = t.r0 + rows[item];
     const int64_t as = __ldg(a.row_ptr + i), ae = __ldg(a.row_ptr + i + 1);
     const int64_t offset = t.cap_scan[i] - t.cap_scan[t.r0];
-    const int64_t length = dense_row(a, b, as, ae, pass_width, false, s, t.cols + offset,
+    const int64_t length = dense_row(a, b, as, ae, shape, false, s, t.cols + offset,
                                      static_cast<V*>(t.vals) + offset);
     if (threadIdx.x == 0) count[i] = length;
   }
@@ -126,13 +126,13 @@ template <typename V>
 __global__ void __launch_bounds__(kThreads)
     merge_dense_kernel(DeviceCsrView<V> a, DeviceCsrView<V> b, MergeRow<V>* states, const int32_t* __restrict__ list,
                        int64_t n, int32_t* __restrict__ overflow, int32_t* __restrict__ overflow_count,
-                       int64_t* __restrict__ count, int32_t pass_width, int64_t narrow,
+                       int64_t* __restrict__ count, BlockDenseShape shape, int64_t narrow,
                        unsigned long long* counter) {
   extern __shared__ __align__(16) unsigned char dynamic[];
   __shared__ int64_t total;
   __shared__ ColumnSpan window;
   const int64_t words = (b.cols + 31) >> 5;
-  const BlockDenseLayout<V> s = zeroed_scratch<V>(dynamic, b.cols, pass_width);
+  const BlockDenseLayout<V> s = zeroed_scratch<V>(dynamic, b.cols, shape.pass_width);
   for (int64_t item = next_item(counter); item < n; item = next_item(counter)) {
     const int32_t index = list[item];
     MergeRow<V>& state = states[index];
@@ -163,7 +163,7 @@ __global__ void __launch_bounds__(kThreads)
       }
       continue;
     }
-    const int64_t written = dense_row(a, b, as, ae, pass_width, bits_ready, s, state.cols, state.vals);
+    const int64_t written = dense_row(a, b, as, ae, shape, bits_ready, s, state.cols, state.vals);
     if (threadIdx.x == 0) {
       state.a_pos = ae;
       state.length = written;
@@ -201,7 +201,7 @@ void block_dense_rows(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, cons
   const unsigned blocks = persistent_blocks(esc_dense_kernel<V>, shape.shared_bytes, n);
   DeviceBuffer counter = zeroed_counter(context);
   esc_dense_kernel<V><<<blocks, kThreads, shape.shared_bytes, context.stream>>>(
-      a, b, rows + begin, n, listed, t, count, shape.pass_width, counter.as<unsigned long long>());
+      a, b, rows + begin, n, listed, t, count, shape, counter.as<unsigned long long>());
   SPARSETC_CUDA_CHECK_LAUNCH();
 }
 
@@ -214,7 +214,7 @@ void block_dense_round(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, Mer
   const unsigned blocks = persistent_blocks(merge_dense_kernel<V>, shape.shared_bytes, n);
   DeviceBuffer counter = zeroed_counter(context);
   merge_dense_kernel<V><<<blocks, kThreads, shape.shared_bytes, context.stream>>>(
-      a, b, states, list, n, overflow, overflow_count, count, shape.pass_width,
+      a, b, states, list, n, overflow, overflow_count, count, shape,
       int64_t(merge_dense_columns(sizeof(V))), counter.as<unsigned long long>());
   SPARSETC_CUDA_CHECK_LAUNCH();
 }

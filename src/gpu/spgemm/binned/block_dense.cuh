@@ -38,13 +38,12 @@ struct RunSlots {
 
 // A long row of A over short rows of B is a long chain of barriers (lp_osa_60 A*A^T: a row of
 // 173,366 entries meeting rows of B of 6). A chunk of 256 of the row's entries most of whose rows
-// of B have fewer than kStreamPerRowOfB products and none kStreamLongRowOfB or more, in a row of at least
-// kStreamMinEntries entries, is added by one warp instead: its products 32 at a time in the order of A's entries (a warp scan of the
-// rows' lengths, a 5-step shuffle search for each lane's entry), lanes that hit the same column
-// folded in lane order in registers (fold_rows_in_order). That is the same canonical fold.
+// of B have fewer than kStreamPerRowOfB products and none shape.stream_long_row_of_b or more, in a
+// row of at least shape.stream_min_entries entries, is added by one warp instead: its products 32
+// at a time in the order of A's entries (a warp scan of the rows' lengths, a 5-step shuffle search
+// for each lane's entry), lanes that hit the same column folded in lane order in registers
+// (fold_rows_in_order). That is the same canonical fold.
 constexpr int kStreamPerRowOfB = 16;
-constexpr int kStreamLongRowOfB = 64;  // a chunk with a row of B this long stays with the block
-constexpr int64_t kStreamMinEntries = 1024;
 
 template <typename V>
 __device__ void stream_chunk(const DeviceCsrView<V>& b, int entries, int32_t p0, bool set_bits, V* acc,
@@ -67,10 +66,11 @@ __device__ void stream_chunk(const DeviceCsrView<V>& b, int entries, int32_t p0,
 // Every thread of the block calls it (it synchronises).
 template <typename V>
 __device__ void add_pass(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, int64_t as, int64_t ae, int32_t p0,
-                         int32_t p1, bool whole_rows, bool set_bits, V* acc, uint32_t* bits) {
+                         int32_t p1, bool whole_rows, bool set_bits, V* acc, uint32_t* bits,
+                         const BlockDenseShape& shape) {
   __shared__ RunSlots<V> slots;
   const int tid = threadIdx.x;
-  const bool long_row = ae - as >= kStreamMinEntries;
+  const bool long_row = ae - as >= shape.stream_min_entries;
   for (int64_t e0 = as; e0 < ae; e0 += kDenseThreads) {
     const int64_t e = e0 + tid;
     int32_t mine = 0;
@@ -91,7 +91,7 @@ __device__ void add_pass(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, i
     // (the barriers: the slots are written; the counts: short rows of B in the chunk, and long ones,
     // which one warp would walk 32 lanes at a time: rmat's hub rows, 13.5 against 14.9 ms)
     const int short_rows = __syncthreads_count(mine);
-    const int long_rows = __syncthreads_count(e < ae && slots.length[tid] >= kStreamLongRowOfB);
+    const int long_rows = __syncthreads_count(e < ae && slots.length[tid] >= shape.stream_long_row_of_b);
     if (long_row && short_rows * 2 > entries && long_rows == 0) {  // short rows of B only: one warp
       if (tid < 32) stream_chunk(b, entries, p0, set_bits, acc, bits, slots);
       __syncthreads();

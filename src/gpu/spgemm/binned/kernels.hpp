@@ -57,8 +57,8 @@ struct PanelBounds {
 PanelBounds panel_bounds(const int64_t* cap_scan, int64_t rows, int64_t panels, const GpuContext& context);
 
 // ---- Stage 2: rows [r0, r1) into the 38 bins. Writes bin[i] and count[i] for bins 0 and 1;
-// rows (int32, relative to r0) grouped by sort_key (bins.hpp), a key's rows in increasing runs of
-// up to 32 (the runs' order may change run to run); offsets[key]..offsets[key + 1] delimit a key's rows
+// rows (int32, relative to r0) grouped by sort_key (bins.hpp), a key's rows in row order but for
+// the order of runs of up to 32 within a block's rows (which may change run to run); offsets[key]..offsets[key + 1] delimit a key's rows
 // (read back: a synchronisation point, which also reads the int64 at each non-null address of
 // `along` into read_along of the result).
 constexpr int kReadAlong = 2;
@@ -114,8 +114,9 @@ void esc_rows(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int32_
 
 // Shared-memory accumulators for ESC rows (bins 34..36, accumulators.cu): one warp per row of
 // rows[begin, end); a row whose columns span at most dense_window_columns (and modes.dense) goes to
-// a dense window, else one with u <= kHashSlots (and modes.hash) to a hash table while the bin's
-// tally (products hashed, distinct columns: two counters) shows compression; the others are
+// a dense window, else one with u <= kHashSlots (and modes.hash) to a hash table when the bin's
+// sample (its first rows, a launch before the others) showed compression in the tally (products
+// hashed, distinct columns: two counters); the others are
 // appended to rest (in no particular order) for esc_rows. paths[0..2] += rows dense, hashed, left
 // (paths[2] is the length of rest). The caller zeroes paths and tally first. B's rows must not
 // repeat a column.
@@ -170,6 +171,10 @@ struct BlockDenseShape {
   int32_t pass_width = 0;
   int32_t passes = 0;
   size_t shared_bytes = 0;  // dynamic shared memory per block
+  // A chunk of 256 entries of a row of A of at least stream_min_entries entries, most of whose rows
+  // of B are short and none stream_long_row_of_b or longer, is added by one warp (block_dense.cuh).
+  int64_t stream_min_entries = 1024;
+  int32_t stream_long_row_of_b = 64;
   explicit operator bool() const { return pass_width > 0; }
 };
 template <typename V>

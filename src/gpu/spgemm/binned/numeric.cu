@@ -43,6 +43,51 @@ struct SmallRow {
   V vals[32];
 };
 
+// A row of C of at most 32 entries from at most 32 entries of A and kBroadcastProducts products
+// (AP of an AMG Galerkin product: 27 products, one per entry of A, on up to 8 entries): lane k
+// holds entry k's column and sum, and takes the row's products in order from the other lanes by
+// shuffles, adding those on its column. No search for the entry and no match (the warp's other
+// way to fold spent ~680 instructions on such a row, ncu, H200). The same left fold, so the same
+// bits. Returns false (nothing done) for a row with more products; a long row is listed.
+constexpr int64_t kBroadcastProducts = 64;
+template <typename V>
+__device__ bool broadcast_row(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, int64_t i, int64_t as,
+                              int64_t ae, int64_t cs, int64_t ce, const int32_t* __restrict__ c_cols, V* c_vals,
+                              int32_t* long_rows, int32_t* long_count) {
+  const int lane = threadIdx.x & 31;
+  const EntryRun<V> run = entry_run(a, b, as + lane, ae);
+  int64_t u = run.length;
+  for (int offset = 16; offset > 0; offset >>= 1) u += __shfl_xor_sync(kFullMask, u, offset);
+  if (u > kBroadcastProducts) {
+    if (long_rows != nullptr && u > kLongProducts && lane == 0) long_rows[atomicAdd(long_count, 1)] = int32_t(i);
+    return u <= kLongProducts ? false : long_rows != nullptr;
+  }
+  const int width = int(ce - cs);
+  const int32_t mine = lane < width ? __ldg(c_cols + cs + lane) : -1;
+  V acc = V(0);
+  auto take = [&](int32_t col, V p, int q) {  // product q of this round, in order
+    const int32_t c = __shfl_sync(kFullMask, col, q);
+    const V v = __shfl_sync(kFullMask, p, q);
+    if (c == mine) acc = sum(acc, v);
+  };
+  if (__all_sync(kFullMask, run.length <= 1)) {  // a product per lane at most: lane order is the order
+    int32_t col = 0;
+    V p = V(0);
+    if (run.length == 1) {
+      col = __ldg(b.col_idx + run.start);
+      p = product(run.a, __ldg(b.values + run.start));
+    }
+    for (unsigned left = __ballot_sync(kFullMask, run.length == 1); left != 0; left &= left - 1)
+      take(col, p, __ffs(left) - 1);
+  } else {
+    for_products_in_order(b, run.start, run.length, run.a, [&](bool, int32_t col, V p, int n) {
+      for (int q = 0; q < n; ++q) take(col, p, q);
+    });
+  }
+  if (lane < width) c_vals[cs + lane] = acc;
+  return true;
+}
+
 template <typename V>
 __global__ void __launch_bounds__(kThreads)
     numeric_kernel(DeviceCsrView<V> a, DeviceCsrView<V> b, const int64_t* __restrict__ c_row_ptr,
@@ -60,6 +105,8 @@ __global__ void __launch_bounds__(kThreads)
     }
     const int64_t cs = __ldg(c_row_ptr + i), ce = __ldg(c_row_ptr + i + 1);
     const bool small = ce - cs <= 32;
+    if (small && ae - as <= 32 && broadcast_row(a, b, i, as, ae, cs, ce, c_cols, c_vals, long_rows, long_count))
+      continue;
     if (small) {
       if (lane < ce - cs) row.cols[lane] = __ldg(c_cols + cs + lane);
       row.vals[lane] = V(0);
@@ -83,31 +130,13 @@ __global__ void __launch_bounds__(kThreads)
       }
       if (small) {
         const int width = int(ce - cs);
-        for_products_in_order(b, bs, length, av, [&](bool valid, int32_t col, V p, int n) {
-          int at = -1 - lane;  // distinct for idle lanes and products without an entry
-          if (valid) {
-            const int k = int(lower_bound_in(row.cols, width, col));
-            if (k < width && row.cols[k] == col) at = k;
-          }
-          const unsigned peers = __match_any_sync(kFullMask, at);
-          int most = __popc(peers);
-          for (int offset = 16; offset > 0; offset >>= 1) most = max(most, __shfl_xor_sync(kFullMask, most, offset));
-          if (2 * most > n) {
-            // Many products on one entry (AP of the Galerkin product: up to 27 of 27): lane k
-            // takes the round's products in order and adds those on entry k, n steps of two
-            // shuffles instead of a leader's chain of shuffle rounds. The same left fold.
-            V acc = lane < width ? row.vals[lane] : V(0);
-            for (int q = 0; q < n; ++q) {
-              const int k = __shfl_sync(kFullMask, at, q);
-              const V v = __shfl_sync(kFullMask, p, q);
-              if (k == lane) acc = sum(acc, v);
-            }
-            if (lane < width) row.vals[lane] = acc;
-          } else {
-            fold_peers(int64_t(at), peers, col, p, [&](int64_t k) { return row.vals[k]; },
-                       [&](int64_t k, int32_t, V folded) { row.vals[k] = folded; });
-          }
-        });
+        fold_rows_in_order(
+            b, bs, length, av,
+            [&](int32_t col) -> int64_t {
+              const int at = int(lower_bound_in(row.cols, width, col));
+              return at < width && row.cols[at] == col ? at : -1;
+            },
+            [&](int64_t at) { return row.vals[at]; }, [&](int64_t at, int32_t, V folded) { row.vals[at] = folded; });
       } else {
         fold_rows_in_order(
             b, bs, length, av,
@@ -128,9 +157,11 @@ template <typename V>
 __global__ void __launch_bounds__(block_dense::kDenseThreads)
     long_rows_kernel(DeviceCsrView<V> a, DeviceCsrView<V> b, const int64_t* __restrict__ c_row_ptr,
                      const int32_t* __restrict__ c_cols, V* c_vals, const int32_t* __restrict__ long_rows,
-                     const int32_t* __restrict__ long_count, int32_t pass_width, unsigned long long* counter) {
+                     const int32_t* __restrict__ long_count, BlockDenseShape shape, unsigned long long* counter) {
   using namespace block_dense;
+  if (*long_count == 0) return;  // most products have none: no scratch to clear
   extern __shared__ __align__(16) unsigned char dynamic[];
+  const int32_t pass_width = shape.pass_width;
   const BlockDenseLayout<V> s = zeroed_scratch<V>(dynamic, b.cols, pass_width);
   const int32_t cols = int32_t(b.cols);
   const int tid = threadIdx.x;
@@ -141,7 +172,7 @@ __global__ void __launch_bounds__(block_dense::kDenseThreads)
     const int64_t cs = __ldg(c_row_ptr + i), ce = __ldg(c_row_ptr + i + 1);
     for (int32_t p0 = 0; p0 < cols; p0 += pass_width) {
       const int32_t p1 = cols - p0 > pass_width ? p0 + pass_width : cols;
-      add_pass(a, b, as, ae, p0, p1, pass_width >= cols, true, s.acc, s.bits);
+      add_pass(a, b, as, ae, p0, p1, pass_width >= cols, true, s.acc, s.bits, shape);
       // The pattern's entries in the pass (0 where no product lands), then every touched entry
       // cleared by its bit: products outside the pattern (a pattern with dropped entries) are
       // not written and leave nothing behind.
@@ -176,7 +207,7 @@ void numeric_values(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const 
     DeviceBuffer counter = block_dense::zeroed_counter(context);
     long_rows_kernel<V><<<blocks, block_dense::kDenseThreads, shape.shared_bytes, context.stream>>>(
         a, b, c_row_ptr, c_cols, c_vals, long_rows.as<const int32_t>(), long_count.as<const int32_t>(),
-        shape.pass_width, counter.as<unsigned long long>());
+        shape, counter.as<unsigned long long>());
     SPARSETC_CUDA_CHECK_LAUNCH();
   }
 }
