@@ -509,6 +509,33 @@ void check_middle_rows(BinnedSpgemm& t) {
 TEST_F(BinnedSpgemm, MiddleRowsInWarpsMatchEscFloat) { check_middle_rows<float>(*this); }
 TEST_F(BinnedSpgemm, MiddleRowsInWarpsMatchEscDouble) { check_middle_rows<double>(*this); }
 
+// Rows of bin 34 over short rows of B (u = 129..512, ~8 products per row of B met: the accumulators
+// leave them all): those of u <= 256 by one warp (wide_rows_in_warps), the others by a block, from
+// the accumulators' list and (accumulators off) from the bin itself, against the reference and
+// the block-per-row ESC sort, bit for bit. Narrow B (151 columns): long runs to fold.
+template <typename V>
+void check_wide_rows(BinnedSpgemm& t) {
+  const uint64_t seed = sparsetc_test::fresh_seed();
+  const CsrMatrix<double> a = rounded<V>(random_rows(2003, 1501, {17, 20, 25, 31, 38, 45}, seed)),
+                          b = rounded<V>(random_rows(1501, 151, {5, 7, 9, 11, 12}, seed + 1));
+  sd::BinnedSpgemmOptions counted;
+  counted.time_stages = true;
+  const Result<V> warps = multiply<V>(a, b, t.context(), counted);
+  EXPECT_TRUE(matches_reference(warps.c, a, b)) << "seed " << seed;
+  EXPECT_GT(warps.stats.bin_rows[size_t(sd::binned::kFirstAccumulatorBin)], 1000) << "seed " << seed;
+  EXPECT_GT(warps.stats.esc_paths[2], 1000) << "the accumulators leave them, seed " << seed;
+  sd::BinnedSpgemmOptions blocks;
+  blocks.wide_rows_in_warps = false;
+  EXPECT_TRUE(bitwise_equal(multiply<V>(a, b, t.context(), blocks).c, warps.c)) << "against esc.cu, seed " << seed;
+  sd::BinnedSpgemmOptions unlisted;
+  unlisted.esc_dense_windows = unlisted.esc_hash_tables = false;
+  EXPECT_TRUE(bitwise_equal(multiply<V>(a, b, t.context(), unlisted).c, warps.c))
+      << "without the accumulators' list, seed " << seed;
+  EXPECT_TRUE(bitwise_equal(multiply<V>(a, b, t.context()).c, warps.c)) << "repeat, seed " << seed;
+}
+TEST_F(BinnedSpgemm, WideRowsInWarpsMatchEscFloat) { check_wide_rows<float>(*this); }
+TEST_F(BinnedSpgemm, WideRowsInWarpsMatchEscDouble) { check_wide_rows<double>(*this); }
+
 // ---- the shared-memory accumulators of the ESC bins (accumulators.cu)
 
 // Rows whose columns stay within half_width of the diagonal (scaled to cols): FEM-like operands

@@ -13,8 +13,8 @@
 //  - numeric: the numeric-only kernel on the kept pattern (AMG reuse);
 //  - with SPARSETC_BENCH_ESC=1 also binned with the ESC sort only, without hash tables (the
 //    accumulator rule of bins.hpp, measured), with the short rows in registers, with bin 33 a block
-//    per row (esc.cu instead of middle_rows.cu), with the short rows a warp per row and with the
-//    short rows all in the heap (the rule of BinnedSpgemmOptions::short_group_warps off), and with
+//    per row (esc.cu instead of middle_rows.cu), with bin 34's rows of u <= 256 a block per row,
+//    with the short rows a warp per row and with the short rows all in the heap (the rule of BinnedSpgemmOptions::short_group_warps off), and with
 //    the merge rows all in the merge path (no global dense windows, no block dense accumulator), without
 //    the block dense accumulator, with it from bin 34, with 200 KB of shared memory per block, and
 //    with heaps of up to 8 and of up to 32 nodes (BinnedSpgemmOptions::heap_largest_capacity).
@@ -147,6 +147,7 @@ TEST(BinnedSpgemmBench, AgainstCusparse) {
     const std::vector<Variant> variants = {
         {"binned without accumulators", [](auto& o) { o.esc_dense_windows = o.esc_hash_tables = false; }},
         {"without hash tables", [](auto& o) { o.esc_hash_tables = false; }},
+        {"bin 34 a block per row", [](auto& o) { o.wide_rows_in_warps = false; }},
         {"short rows in registers", [](auto& o) { o.short_rows_in_registers = true; }},
         {"bin 33 a block per row", [](auto& o) { o.middle_rows_in_warps = false; }},
         {"short rows a warp per row", [](auto& o) { o.short_rows_in_warps = true; }},

@@ -223,11 +223,16 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
     }
     // The rows the accumulators leave (or all, without them): the block dense accumulator from
     // block_dense_first_bin on when B fits it, else the ESC sort.
+    // Of bin 34, the rows of u <= 256 sort in one warp's registers, the others in a block.
     auto sort_or_dense = [&](int k, const int32_t* list, int64_t begin, int64_t end, const int32_t* listed) {
-      if (dense_shape_ && k >= options_.block_dense_first_bin)
+      if (dense_shape_ && k >= options_.block_dense_first_bin) {
         binned::block_dense_rows(a_, b_, list, begin, end, t, count.as<int64_t>(), dense_shape_, ctx, listed);
-      else
+      } else if (k == binned::kFirstAccumulatorBin && options_.wide_rows_in_warps) {
+        binned::middle_rows(a_, b_, list, begin, end, t, count.as<int64_t>(), ctx, listed);
+        binned::esc_rows(a_, b_, list, begin, end, k, t, count.as<int64_t>(), ctx, listed, binned::kWarpEscMaxBound);
+      } else {
         binned::esc_rows(a_, b_, list, begin, end, k, t, count.as<int64_t>(), ctx, listed);
+      }
     };
     for (int k = kFirstEscBin; k < kMergeBin; ++k) {
       if (k == kFirstEscBin && options_.middle_rows_in_warps) {

@@ -89,6 +89,9 @@ struct BinnedSpgemmOptions {
   // Rows of bin 33 (u = 33..128): ESC with one warp per row, eight rows a block (middle_rows.cu),
   // instead of one 32-thread block per row (esc.cu). The same bits either way.
   bool middle_rows_in_warps = true;
+  // Rows of bin 34 (u = 129..512) that the accumulators leave: those of u <= 256 by ESC with one
+  // warp per row too (256 keys in registers), the others a block per row.
+  bool wide_rows_in_warps = true;
 };
 
 enum BinnedStage { kStageBinning, kStageHeap, kStageEsc, kStageMerge, kStageArrange, kStages };

@@ -36,6 +36,10 @@ constexpr int64_t kEscMaxBound = 8192;
 static_assert(kEscBound[0] == 128 && kEscBound[1] == 512 && kEscBound[2] == 2048 && kEscBound[3] == kEscMaxBound,
               "bin_of spells these bounds out");
 
+// Rows up to this u may be sorted by one warp in registers (middle_rows.cu): all of bin 33, and the
+// rows of bin 34 that its accumulators leave (BinnedSpgemmOptions::wide_rows_in_warps).
+constexpr int64_t kWarpEscMaxBound = 256;
+
 // ESC rows of bins 34..36 first go to the shared-memory accumulators (accumulators.cu, one warp a
 // row) when they average at least 16 products per row of B met: a dense window when the rows of B
 // they meet span at most dense_window_columns columns, a hash table of up to kHashSlots slots when

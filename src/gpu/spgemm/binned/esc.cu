@@ -101,7 +101,7 @@ __device__ void bitonic_sort(uint64_t* keys, int n) {
 template <typename V, int CAPACITY, int THREADS, bool MERGE>
 __global__ void __launch_bounds__(THREADS)
     esc_kernel(DeviceCsrView<V> a, DeviceCsrView<V> b, const int32_t* __restrict__ rows, Temporary t,
-               int64_t* __restrict__ count, const int32_t* __restrict__ listed) {
+               int64_t* __restrict__ count, const int32_t* __restrict__ listed, int64_t skip_up_to) {
   using Shape = EscShape<V, CAPACITY, THREADS, MERGE>;
   using Scan = cubns::BlockScan<int64_t, THREADS>;
   using RunScan = cubns::BlockScan<int32_t, THREADS>;
@@ -122,6 +122,7 @@ __global__ void __launch_bounds__(THREADS)
   if (listed != nullptr && int32_t(blockIdx.x) >= *listed) return;  // the whole block: before any barrier
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int64_t i = t.r0 + rows[blockIdx.x];
+  if (t.cap_scan[i + 1] - t.cap_scan[i] <= skip_up_to) return;  // middle_rows' (room = u): the whole block
   const int64_t as = __ldg(a.row_ptr + i), ae = __ldg(a.row_ptr + i + 1);
 
   // Expand: A's entries a block at a time; a warp per entry copies its row of B (coalesced).
@@ -220,14 +221,15 @@ __global__ void __launch_bounds__(THREADS)
 
 template <typename V, int CAPACITY, int THREADS, bool MERGE>
 void launch_esc(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int32_t* rows, int64_t n,
-                const Temporary& t, int64_t* count, const int32_t* listed, const GpuContext& context) {
+                const Temporary& t, int64_t* count, const int32_t* listed, int64_t skip_up_to,
+                const GpuContext& context) {
   using Shape = EscShape<V, CAPACITY, THREADS, MERGE>;
   auto kernel = esc_kernel<V, CAPACITY, THREADS, MERGE>;
   // Static plus dynamic shared memory may pass 48 KB even where the dynamic part does not.
   SPARSETC_CUDA_CHECK(
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Shape::kDynamicBytes)));
   require(n <= 2147483647, SPARSETC_STATUS_SIZE_OVERFLOW, "binned SpGEMM: ", n, " rows in one ESC launch");
-  kernel<<<unsigned(n), THREADS, Shape::kDynamicBytes, context.stream>>>(a, b, rows, t, count, listed);
+  kernel<<<unsigned(n), THREADS, Shape::kDynamicBytes, context.stream>>>(a, b, rows, t, count, listed, skip_up_to);
   SPARSETC_CUDA_CHECK_LAUNCH();
 }
 
@@ -235,7 +237,8 @@ void launch_esc(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int3
 
 template <typename V>
 void esc_rows(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int32_t* rows, int64_t begin, int64_t end,
-              int bin, const Temporary& t, int64_t* count, const GpuContext& context, const int32_t* listed) {
+              int bin, const Temporary& t, int64_t* count, const GpuContext& context, const int32_t* listed,
+              int64_t skip_up_to) {
   const int64_t n = end - begin;
   if (n <= 0) return;
   static_assert(kEscBound[0] == 128 && kEscBound[1] == 512 && kEscBound[2] == 2048 && kEscBound[3] == 8192,
@@ -243,16 +246,16 @@ void esc_rows(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int32_
   switch (bin - kFirstEscBin) {
     // Bitonic where a row is one warp's registers (bin 33) or too large for two copies on chip (bin 36);
     // the merge tree in between, where a row's few long sorted runs make it log2(runs) passes.
-    case 0: launch_esc<V, 128, 32, false>(a, b, rows + begin, n, t, count, listed, context); break;   // 4 keys a thread
-    case 1: launch_esc<V, 512, 128, true>(a, b, rows + begin, n, t, count, listed, context); break;   // 4
-    case 2: launch_esc<V, 2048, 256, true>(a, b, rows + begin, n, t, count, listed, context); break;  // 8
-    default: launch_esc<V, 8192, 512, false>(a, b, rows + begin, n, t, count, listed, context); break;  // 16
+    case 0: launch_esc<V, 128, 32, false>(a, b, rows + begin, n, t, count, listed, skip_up_to, context); break;   // 4 keys a thread
+    case 1: launch_esc<V, 512, 128, true>(a, b, rows + begin, n, t, count, listed, skip_up_to, context); break;   // 4
+    case 2: launch_esc<V, 2048, 256, true>(a, b, rows + begin, n, t, count, listed, skip_up_to, context); break;  // 8
+    default: launch_esc<V, 8192, 512, false>(a, b, rows + begin, n, t, count, listed, skip_up_to, context); break;  // 16
   }
 }
 
 template void esc_rows<float>(const DeviceCsrView<float>&, const DeviceCsrView<float>&, const int32_t*, int64_t,
-                              int64_t, int, const Temporary&, int64_t*, const GpuContext&, const int32_t*);
+                              int64_t, int, const Temporary&, int64_t*, const GpuContext&, const int32_t*, int64_t);
 template void esc_rows<double>(const DeviceCsrView<double>&, const DeviceCsrView<double>&, const int32_t*, int64_t,
-                               int64_t, int, const Temporary&, int64_t*, const GpuContext&, const int32_t*);
+                               int64_t, int, const Temporary&, int64_t*, const GpuContext&, const int32_t*, int64_t);
 
 }  // namespace sparsetc::detail::binned

@@ -99,18 +99,23 @@ template <typename V>
 void short_rows(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int32_t* rows, int64_t begin, int64_t end,
                 int lanes, const Temporary& t, int64_t* count, const GpuContext& context);
 
-// Rows of u <= 128 (bin 33, or heap bins) by ESC with one warp per row (middle_rows.cu): each lane
-// gathers its own products, the warp sorts 32, 64 or 128 keys in registers; the bits of esc_rows.
+// Rows of u <= kWarpEscMaxBound (bins 33, 34, or heap bins) by ESC with one warp per row
+// (middle_rows.cu): each lane gathers its own products, the warp sorts 32, 64, 128 or 256 keys in
+// registers; the bits of esc_rows. Rows of a larger u are passed over (esc_rows with skip_up_to
+// takes them). listed (optional, device): as for esc_rows.
 template <typename V>
 void middle_rows(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int32_t* rows, int64_t begin,
-                 int64_t end, const Temporary& t, int64_t* count, const GpuContext& context);
+                 int64_t end, const Temporary& t, int64_t* count, const GpuContext& context,
+                 const int32_t* listed = nullptr);
 
 // Bitonic ESC (bins 33..36): one block per row, the sort in shared memory. listed (optional, device):
 // only rows[begin, begin + *listed) are taken (the rows the accumulators left; end - begin blocks
-// are launched, the surplus ones return at once: no read back).
+// are launched, the surplus ones return at once: no read back). Rows of u <= skip_up_to are passed
+// over (middle_rows took them).
 template <typename V>
 void esc_rows(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int32_t* rows, int64_t begin, int64_t end,
-              int bin, const Temporary& t, int64_t* count, const GpuContext& context, const int32_t* listed = nullptr);
+              int bin, const Temporary& t, int64_t* count, const GpuContext& context, const int32_t* listed = nullptr,
+              int64_t skip_up_to = 0);
 
 // Shared-memory accumulators for ESC rows (bins 34..36, accumulators.cu): one warp per row of
 // rows[begin, end); a row whose columns span at most dense_window_columns (and modes.dense) goes to

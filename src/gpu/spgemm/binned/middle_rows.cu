@@ -6,7 +6,10 @@
 // binary search over the entries' first products), so a row's loads are all in flight at once, and
 // the network sorts only the next power of two of the row's u that a lane count holds (64 keys for
 // u <= 64, 128 above) instead of 128 always. Rows of u <= 32 (the heap bins) may take it too, with
-// 32 keys (BinnedSpgemmOptions::short_rows_in_warps).
+// 32 keys (BinnedSpgemmOptions::short_rows_in_warps), and so may the rows of u = 129..256 that the
+// accumulators leave in bin 34, with 256 keys (BinnedSpgemmOptions::wide_rows_in_warps): rows of a
+// few hundred products over short rows of B (graphs, meshes) sort in registers instead of a block's
+// shared memory.
 //
 // Keys (column, product number) are distinct, so equal columns leave the network in product order
 // (the order of A's entries) and each run is folded left to right from its head,
@@ -18,9 +21,10 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
-constexpr int kMaxItems = 4;
+constexpr int kMaxItems = 8;
 constexpr int kCapacity = 32 * kMaxItems;
-static_assert(kCapacity == kEscBound[0], "one warp's registers hold a row of bin 33");
+static_assert(kCapacity == int(kWarpEscMaxBound) && kCapacity >= kEscBound[0],
+              "one warp's registers hold a row of bin 33 and the rows of bin 34 up to 256");
 
 // One warp's shared memory: the row's products in product order, the sorted columns with their
 // product numbers, and the current 32 entries of A (first product, row of B, value).
@@ -41,7 +45,7 @@ template <typename Key>
 struct KeyCodec;
 template <>
 struct KeyCodec<uint32_t> {
-  static constexpr int kShift = 7;  // p < kCapacity = 128
+  static constexpr int kShift = 8;  // p < kCapacity = 256
   static constexpr int64_t kSpan = (int64_t(1) << (32 - kShift)) - 1;
   __device__ static uint32_t encode(int32_t col, int p, int32_t lo) { return (uint32_t(col - lo) << kShift) | uint32_t(p); }
   __device__ static int32_t column(uint32_t key, int32_t lo) { return int32_t(uint32_t(lo) + (key >> kShift)); }
@@ -201,22 +205,26 @@ __device__ int middle_row(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, 
 template <typename V>
 __global__ void __launch_bounds__(kThreads)
     middle_rows_kernel(DeviceCsrView<V> a, DeviceCsrView<V> b, const int32_t* __restrict__ rows, int64_t n,
-                       Temporary t, int64_t* __restrict__ count) {
+                       Temporary t, int64_t* __restrict__ count, const int32_t* __restrict__ listed) {
   __shared__ WarpScratch<V> scratch[kWarps];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int64_t j = int64_t(blockIdx.x) * kWarps + warp;
-  if (j >= n) return;  // warps are independent: no block barrier
+  if (j >= n || (listed != nullptr && j >= *listed)) return;  // warps are independent: no block barrier
   const int64_t i = t.r0 + rows[j];
-  const int64_t as = __ldg(a.row_ptr + i), ae = __ldg(a.row_ptr + i + 1);
-  // The room of a row of bins 2..33 in C~ is its upper bound (bins.hpp, row_capacity): u, no recount.
+  // The room of a row of bins 2..36 in C~ is its upper bound (bins.hpp, row_capacity): u, no recount.
   const int64_t room_before = t.cap_scan[i];
-  const int u = int(t.cap_scan[i + 1] - room_before);
+  const int64_t u = t.cap_scan[i + 1] - room_before;
+  if (u > kCapacity) return;  // a listed row of bin 34 above 256: esc_rows takes it
+  const int64_t as = __ldg(a.row_ptr + i), ae = __ldg(a.row_ptr + i + 1);
   const int64_t out = room_before - t.cap_scan[t.r0];
   int32_t* out_cols = t.cols + out;
   V* out_vals = static_cast<V*>(t.vals) + out;
-  const int length = u <= 32   ? middle_row<V, 1>(a, b, as, ae, u, scratch[warp], lane, out_cols, out_vals)
-                     : u <= 64 ? middle_row<V, 2>(a, b, as, ae, u, scratch[warp], lane, out_cols, out_vals)
-                               : middle_row<V, kMaxItems>(a, b, as, ae, u, scratch[warp], lane, out_cols, out_vals);
+  const int n_u = int(u);
+  WarpScratch<V>& s = scratch[warp];
+  const int length = n_u <= 32    ? middle_row<V, 1>(a, b, as, ae, n_u, s, lane, out_cols, out_vals)
+                     : n_u <= 64  ? middle_row<V, 2>(a, b, as, ae, n_u, s, lane, out_cols, out_vals)
+                     : n_u <= 128 ? middle_row<V, 4>(a, b, as, ae, n_u, s, lane, out_cols, out_vals)
+                                  : middle_row<V, kMaxItems>(a, b, as, ae, n_u, s, lane, out_cols, out_vals);
   if (lane == 0) count[i] = length;
 }
 
@@ -224,18 +232,18 @@ __global__ void __launch_bounds__(kThreads)
 
 template <typename V>
 void middle_rows(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int32_t* rows, int64_t begin,
-                 int64_t end, const Temporary& t, int64_t* count, const GpuContext& context) {
+                 int64_t end, const Temporary& t, int64_t* count, const GpuContext& context, const int32_t* listed) {
   const int64_t n = end - begin;
   if (n <= 0) return;
   const int64_t blocks = (n + kWarps - 1) / kWarps;
   require(blocks <= 2147483647, SPARSETC_STATUS_SIZE_OVERFLOW, "binned SpGEMM: ", n, " rows in one launch");
-  middle_rows_kernel<V><<<unsigned(blocks), kThreads, 0, context.stream>>>(a, b, rows + begin, n, t, count);
+  middle_rows_kernel<V><<<unsigned(blocks), kThreads, 0, context.stream>>>(a, b, rows + begin, n, t, count, listed);
   SPARSETC_CUDA_CHECK_LAUNCH();
 }
 
 template void middle_rows<float>(const DeviceCsrView<float>&, const DeviceCsrView<float>&, const int32_t*, int64_t,
-                                 int64_t, const Temporary&, int64_t*, const GpuContext&);
+                                 int64_t, const Temporary&, int64_t*, const GpuContext&, const int32_t*);
 template void middle_rows<double>(const DeviceCsrView<double>&, const DeviceCsrView<double>&, const int32_t*, int64_t,
-                                  int64_t, const Temporary&, int64_t*, const GpuContext&);
+                                  int64_t, const Temporary&, int64_t*, const GpuContext&, const int32_t*);
 
 }  // namespace sparsetc::detail::binned
