@@ -27,6 +27,39 @@ __device__ __forceinline__ uint64_t heap_key(int32_t col, int slot, int64_t b_of
   return (uint64_t(uint32_t(col)) << 32) | (uint64_t(slot) << 16) | (uint64_t(b_off) << 6) | uint64_t(b_length);
 }
 
+// The merged products of one row arrive in column order: equal columns are folded left to right
+// from zero (the canonical sum) and each finished column is written once, in place in C~.
+template <typename V>
+struct RunWriter {
+  int32_t* cols;
+  V* vals;
+  int64_t written = 0;
+  int32_t current = -1;
+  V value = V(0);
+
+  __device__ __forceinline__ void add(int32_t col, V prod) {
+    if (written > 0 && col == current) {
+      value = sum(value, prod);
+      return;
+    }
+    if (written > 0) {
+      cols[written - 1] = current;
+      vals[written - 1] = value;
+    }
+    current = col;
+    value = sum(V(0), prod);
+    ++written;
+  }
+  // Writes the last column; returns the row's length.
+  __device__ __forceinline__ int64_t finish() {
+    if (written > 0) {
+      cols[written - 1] = current;
+      vals[written - 1] = value;
+    }
+    return written;
+  }
+};
+
 template <typename V, int CAPACITY>
 __global__ void __launch_bounds__(heap_threads<CAPACITY>())
     heap_kernel(DeviceCsrView<V> a, DeviceCsrView<V> b, const int32_t* __restrict__ rows, int64_t n, Temporary t,
@@ -64,11 +97,7 @@ __global__ void __launch_bounds__(heap_threads<CAPACITY>())
   }
 
   const int64_t out = t.cap_scan[i] - t.cap_scan[t.r0];
-  int32_t* cols = t.cols + out;
-  V* vals = static_cast<V*>(t.vals) + out;
-  int64_t written = 0;
-  int32_t current = -1;
-  V value = V(0);
+  RunWriter<V> writer{t.cols + out, static_cast<V*>(t.vals) + out};
   while (size > 0) {
     const uint64_t top = node(0);
     const int32_t col = int32_t(top >> 32);
@@ -76,17 +105,7 @@ __global__ void __launch_bounds__(heap_threads<CAPACITY>())
     const int64_t b_off = int64_t((top >> 6) & 63), b_length = int64_t(top & 63);
     const int64_t bs = start[slot * kThreads];
     const V prod = product(scale[slot * kThreads], __ldg(b.values + bs + b_off));
-    if (written > 0 && col == current) {
-      value = sum(value, prod);
-    } else {
-      if (written > 0) {
-        cols[written - 1] = current;
-        vals[written - 1] = value;
-      }
-      current = col;
-      value = sum(V(0), prod);
-      ++written;
-    }
+    writer.add(col, prod);
     // Replace the root by the next product of the same row of B, or by the last node.
     uint64_t key;
     if (b_off + 1 < b_length) key = heap_key(__ldg(b.col_idx + bs + b_off + 1), slot, b_off + 1, b_length);
@@ -109,11 +128,7 @@ __global__ void __launch_bounds__(heap_threads<CAPACITY>())
     }
     if (size > 0) node(pos) = key;
   }
-  if (written > 0) {
-    cols[written - 1] = current;
-    vals[written - 1] = value;
-  }
-  count[i] = written;
+  count[i] = writer.finish();
 }
 
 // The same k-way merge with its queue in registers, for heaps of at most NODES (4 or 8) nodes: the
@@ -163,11 +178,7 @@ __global__ void __launch_bounds__(128)
   }
 
   const int64_t out = t.cap_scan[i] - t.cap_scan[t.r0];
-  int32_t* cols = t.cols + out;
-  V* vals = static_cast<V*>(t.vals) + out;
-  int64_t written = 0;
-  int32_t current = -1;
-  V value = V(0);
+  RunWriter<V> writer{t.cols + out, static_cast<V*>(t.vals) + out};
   for (;;) {
     int32_t best = col[0];
     int slot = 0;
@@ -188,17 +199,7 @@ __global__ void __launch_bounds__(128)
         at = next[s];
         end = stop[s];
       }
-    if (written > 0 && best == current) {
-      value = sum(value, p);
-    } else {
-      if (written > 0) {
-        cols[written - 1] = current;
-        vals[written - 1] = value;
-      }
-      current = best;
-      value = sum(V(0), p);
-      ++written;
-    }
+    writer.add(best, p);
     int32_t follow = kDone;
     V follow_prod = V(0);
     if (at < end) {
@@ -213,11 +214,7 @@ __global__ void __launch_bounds__(128)
         next[s] = at + 1;
       }
   }
-  if (written > 0) {
-    cols[written - 1] = current;
-    vals[written - 1] = value;
-  }
-  count[i] = written;
+  count[i] = writer.finish();
 }
 
 template <typename V, int CAPACITY>
