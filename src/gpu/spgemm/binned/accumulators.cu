@@ -217,24 +217,20 @@ __device__ int64_t hash_row(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b
 }
 
 // The column span [lo, lo + width) of row [as, ae) of A's products (first and last column of every
-// row of B met) and their number u, on every lane.
+// row of B met), on every lane.
 template <typename V>
 __device__ __forceinline__ void row_span(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, int64_t as, int64_t ae,
-                                         int lane, int32_t& lo, int64_t& width, int64_t& u) {
+                                         int lane, int32_t& lo, int64_t& width) {
   int32_t first = INT32_MAX, last = -1;
-  u = 0;
   for (int64_t e = as + lane; e < ae; e += 32) {
     int64_t bs, be;
     row_of_b(b, __ldg(a.col_idx + e), bs, be);
     if (be == bs) continue;
-    u += be - bs;
     first = min(first, __ldg(b.col_idx + bs));
     last = max(last, __ldg(b.col_idx + be - 1));
   }
   lo = __reduce_min_sync(kFullMask, first);
   width = int64_t(__reduce_max_sync(kFullMask, last)) - int64_t(lo) + 1;
-#pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) u += __shfl_xor_sync(kFullMask, u, offset);
 }
 
 // The tally of the bin's sample (products hashed, their distinct columns): the other rows hash when
@@ -257,27 +253,23 @@ __global__ void __launch_bounds__(kThreads)
   unsigned char* scratch = dynamic + size_t(warp) * Shape::kWarpBytes;
   const int64_t i = t.r0 + rows[j];
   const int64_t as = __ldg(a.row_ptr + i), ae = __ldg(a.row_ptr + i + 1);
-  // An ESC row's room is its u (bins.hpp): rows meeting short rows of B leave before their span
-  // is measured (rgg_n_2_15_s0: 9137 of its 9454 rows of bins 34..36).
+  // An ESC row's room is its u (bins.hpp, no recount): rows meeting short rows of B leave before
+  // their span is measured (rgg_n_2_15_s0: 9137 of its 9454 rows of bins 34..36).
   const int64_t out = t.cap_scan[i] - t.cap_scan[t.r0];
-  if ((ae - as) * kMinRowOfB > t.cap_scan[i + 1] - t.cap_scan[i]) {
-    if (lane == 0) rest[atomicAdd(paths + 2, 1)] = rows[j];
-    return;
-  }
-
-  int32_t lo;
-  int64_t u, width;
-  row_span(a, b, as, ae, lane, lo, width, u);
+  const int64_t u = t.cap_scan[i + 1] - t.cap_scan[i];
+  const bool long_rows_of_b = u > 0 && (ae - as) * kMinRowOfB <= u;
+  int32_t lo = 0;
+  int64_t width = 0;
+  if (long_rows_of_b) row_span(a, b, as, ae, lane, lo, width);
 
   int32_t* out_cols = t.cols + out;
   V* out_vals = static_cast<V*>(t.vals) + out;
-  const bool long_rows_of_b = (ae - as) * kMinRowOfB <= u;
   int64_t length;
   int path;
-  if (dense_on && long_rows_of_b && u > 0 && width <= Shape::kWindow) {
+  if (dense_on && long_rows_of_b && width <= Shape::kWindow) {
     length = dense_row(a, b, as, ae, lo, int(width), scratch, lane, out_cols, out_vals);
     path = 0;
-  } else if (hash_on && long_rows_of_b && u > 0 && u <= Shape::kSlots && (sample || sample_says_hash(tally))) {
+  } else if (hash_on && long_rows_of_b && u <= Shape::kSlots && (sample || sample_says_hash(tally))) {
     int bits = 5;  // at least 2u slots while that fits: short probe chains
     while (bits < kHashSlotBits && (int64_t(1) << bits) < 2 * u) ++bits;
     length = hash_row(a, b, as, ae, bits, scratch, lane, out_cols, out_vals);

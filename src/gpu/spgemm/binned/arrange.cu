@@ -11,6 +11,21 @@ namespace {
 
 constexpr int kThreads = 256;
 
+// A bin-1 row's one entry: the single product of the one entry of A that meets a non-empty row
+// of B, written at position j.
+template <typename V>
+__device__ __forceinline__ void write_single_product(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, int64_t i,
+                                                     int64_t j, int32_t* cols, V* vals) {
+  for (int64_t p = __ldg(a.row_ptr + i), end = __ldg(a.row_ptr + i + 1); p < end; ++p) {
+    int64_t bs, be;
+    row_of_b(b, __ldg(a.col_idx + p), bs, be);
+    if (be == bs) continue;
+    cols[j] = __ldg(b.col_idx + bs);
+    vals[j] = sum(V(0), product(__ldg(a.values + p), __ldg(b.values + bs)));
+    return;
+  }
+}
+
 // Entry j of the piece, in row `local` of the panel: copied from C~ (bins 2..36), or the single
 // product of a bin-1 row; merge rows are copied by their own kernel.
 template <typename V>
@@ -25,15 +40,8 @@ struct ArrangeEntry {
     const int64_t i = t.r0 + local;
     const int b_i = bin[i];
     if (b_i == kMergeBin) return;
-    if (b_i == 1) {  // the one entry of A that meets a non-empty row of B
-      for (int64_t p = __ldg(a.row_ptr + i), end = __ldg(a.row_ptr + i + 1); p < end; ++p) {
-        int64_t bs, be;
-        row_of_b(b, __ldg(a.col_idx + p), bs, be);
-        if (be == bs) continue;
-        cols[j] = __ldg(b.col_idx + bs);
-        vals[j] = sum(V(0), product(__ldg(a.values + p), __ldg(b.values + bs)));
-        return;
-      }
+    if (b_i == 1) {
+      write_single_product(a, b, i, j, cols, vals);
       return;
     }
     const int64_t from = t.cap_scan[i] - t.cap_scan[t.r0] + (j - piece_ptr[local]);
@@ -97,16 +105,8 @@ __global__ void __launch_bounds__(kThreads)
           cols[out[r] + q] = t.cols[from[r] + q];
           vals[out[r] + q] = t_vals[from[r] + q];
         }
-      } else if (kind[r] == 1 && member == 0) {  // the one entry of A that meets a non-empty row of B
-        const int64_t i = t.r0 + local0 + r;
-        for (int64_t p = __ldg(a.row_ptr + i), end = __ldg(a.row_ptr + i + 1); p < end; ++p) {
-          int64_t bs, be;
-          row_of_b(b, __ldg(a.col_idx + p), bs, be);
-          if (be == bs) continue;
-          cols[out[r]] = __ldg(b.col_idx + bs);
-          vals[out[r]] = sum(V(0), product(__ldg(a.values + p), __ldg(b.values + bs)));
-          break;
-        }
+      } else if (kind[r] == 1 && member == 0) {
+        write_single_product(a, b, t.r0 + local0 + r, out[r], cols, vals);
       }
     }
 #pragma unroll

@@ -48,20 +48,12 @@ struct SmallRow {
 // holds entry k's column and sum, and takes the row's products in order from the other lanes by
 // shuffles, adding those on its column. No search for the entry and no match (the warp's other
 // way to fold spent ~680 instructions on such a row, ncu, H200). The same left fold, so the same
-// bits. Returns false (nothing done) for a row with more products; a long row is listed.
+// bits. run: lane l's entry of A (the row's only round).
 constexpr int64_t kBroadcastProducts = 64;
 template <typename V>
-__device__ bool broadcast_row(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, int64_t i, int64_t as,
-                              int64_t ae, int64_t cs, int64_t ce, const int32_t* __restrict__ c_cols, V* c_vals,
-                              int32_t* long_rows, int32_t* long_count) {
+__device__ void broadcast_row(const DeviceCsrView<V>& b, const EntryRun<V>& run, int64_t cs, int64_t ce,
+                              const int32_t* __restrict__ c_cols, V* c_vals) {
   const int lane = threadIdx.x & 31;
-  const EntryRun<V> run = entry_run(a, b, as + lane, ae);
-  int64_t u = run.length;
-  for (int offset = 16; offset > 0; offset >>= 1) u += __shfl_xor_sync(kFullMask, u, offset);
-  if (u > kBroadcastProducts) {
-    if (long_rows != nullptr && u > kLongProducts && lane == 0) long_rows[atomicAdd(long_count, 1)] = int32_t(i);
-    return u <= kLongProducts ? false : long_rows != nullptr;
-  }
   const int width = int(ce - cs);
   const int32_t mine = lane < width ? __ldg(c_cols + cs + lane) : -1;
   V acc = V(0);
@@ -85,7 +77,6 @@ __device__ bool broadcast_row(const DeviceCsrView<V>& a, const DeviceCsrView<V>&
     });
   }
   if (lane < width) c_vals[cs + lane] = acc;
-  return true;
 }
 
 template <typename V>
@@ -97,16 +88,27 @@ __global__ void __launch_bounds__(kThreads)
   const int lane = threadIdx.x & 31;
   for (int64_t i = int64_t(blockIdx.x) * kWarps + (threadIdx.x >> 5); i < a.rows; i += int64_t(gridDim.x) * kWarps) {
     const int64_t as = __ldg(a.row_ptr + i), ae = __ldg(a.row_ptr + i + 1);
-    // A row of more than 32 entries of A counts its products first; a shorter one counts them
-    // in its one round below.
-    if (long_rows != nullptr && ae - as > 32 && warp_products(a, b, i, lane) > kLongProducts) {
+    const int64_t cs = __ldg(c_row_ptr + i), ce = __ldg(c_row_ptr + i + 1);
+    const bool small = ce - cs <= 32, one_round = ae - as <= 32;
+    // A row of at most 32 entries of A is one round: its entries' runs, loaded once, give u. A
+    // longer one counts its products first.
+    EntryRun<V> round_run;
+    int64_t u = 0;
+    if (one_round) {
+      round_run = entry_run(a, b, as + lane, ae);
+      u = round_run.length;
+      for (int offset = 16; offset > 0; offset >>= 1) u += __shfl_xor_sync(kFullMask, u, offset);
+    } else if (long_rows != nullptr) {
+      u = warp_products(a, b, i, lane);
+    }
+    if (long_rows != nullptr && u > kLongProducts) {
       if (lane == 0) long_rows[atomicAdd(long_count, 1)] = int32_t(i);  // for long_rows_kernel
       continue;
     }
-    const int64_t cs = __ldg(c_row_ptr + i), ce = __ldg(c_row_ptr + i + 1);
-    const bool small = ce - cs <= 32;
-    if (small && ae - as <= 32 && broadcast_row(a, b, i, as, ae, cs, ce, c_cols, c_vals, long_rows, long_count))
+    if (small && one_round && u <= kBroadcastProducts) {
+      broadcast_row(b, round_run, cs, ce, c_cols, c_vals);
       continue;
+    }
     if (small) {
       if (lane < ce - cs) row.cols[lane] = __ldg(c_cols + cs + lane);
       row.vals[lane] = V(0);
@@ -117,17 +119,9 @@ __global__ void __launch_bounds__(kThreads)
     for (int64_t e0 = as; e0 < ae; e0 += 32) {
       // 32 entries of A: their rows of B, folded in order into C's row (each product's entry found
       // by binary search; a column outside C's pattern: nothing to write).
-      const EntryRun<V> run = entry_run(a, b, e0 + lane, ae);
+      const EntryRun<V> run = one_round ? round_run : entry_run(a, b, e0 + lane, ae);
       const int64_t bs = run.start, length = run.length;
       const V av = run.a;
-      if (long_rows != nullptr && ae - as <= 32) {  // its one round: the warp's sum is u
-        int64_t u = length;
-        for (int offset = 16; offset > 0; offset >>= 1) u += __shfl_xor_sync(kFullMask, u, offset);
-        if (u > kLongProducts) {
-          if (lane == 0) long_rows[atomicAdd(long_count, 1)] = int32_t(i);
-          break;
-        }
-      }
       if (small) {
         const int width = int(ce - cs);
         fold_rows_in_order(
