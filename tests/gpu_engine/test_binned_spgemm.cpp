@@ -293,6 +293,14 @@ TEST_F(BinnedSpgemm, BitwiseIdenticalAcrossRepeatsPanelsGrowthAndNumericReuse) {
   const Result<double> counted = multiply<double>(o.a, o.b, context(), tight);
   EXPECT_EQ(counted.stats.grow_rounds, 1);
   EXPECT_TRUE(bitwise_equal(counted.c, first.c)) << "counted and grown once, seed " << seed;
+  // The merge rows on their side stream beside the other bins (the default, with its growth rounds
+  // above) or in turn on the caller's stream: the same bits.
+  for (const bool block_dense : {false, true}) {
+    tight.block_dense = block_dense;
+    tight.overlap_merge_rows = false;
+    EXPECT_TRUE(bitwise_equal(multiply<double>(o.a, o.b, context(), tight).c, first.c))
+        << "merge rows in turn, block dense " << block_dense << ", seed " << seed;
+  }
 
   // Numeric-only on the kept pattern: same bits; and for new values, the same bits as a full product.
   const sd::GpuContext ctx = context();
@@ -577,10 +585,10 @@ CsrMatrix<double> spread_columns(CsrMatrix<double> m, int64_t stride) {
 // ESC sort (accumulators off) and numeric-only reuse, bit for bit.
 template <typename V>
 void check_accumulators(BinnedSpgemm& t, const CsrMatrix<double>& a0, const CsrMatrix<double>& b0, int path,
-                        uint64_t seed) {
+                        uint64_t seed, const sd::BinnedSpgemmOptions& options = {}) {
   const CsrMatrix<double> a = rounded<V>(a0), b = rounded<V>(b0);
   const sd::GpuContext ctx = t.context();
-  sd::BinnedSpgemmOptions counted;
+  sd::BinnedSpgemmOptions counted = options;
   counted.time_stages = true;      // also counts the rows of each path
   const Result<V> run = multiply<V>(a, b, ctx, counted);
   EXPECT_TRUE(matches_reference(run.c, a, b)) << "seed " << seed;
@@ -610,14 +618,14 @@ void check_dense_accumulator(BinnedSpgemm& t) {
 TEST_F(BinnedSpgemm, AccumulatorDenseWindowFloat) { check_dense_accumulator<float>(*this); }
 TEST_F(BinnedSpgemm, AccumulatorDenseWindowDouble) { check_dense_accumulator<double>(*this); }
 
-// Wide spans (100 columns spread x389 over ~39000) with u up to 21 * 47 <= kHashSlots: the hash
-// table (high compression). Rows of 60-70 entries (u ~ 1400 > kHashSlots) stay with the ESC sort,
+// Wide spans (60 columns spread x389 over ~23000) with u up to 21 * 47 <= kHashSlots: the hash
+// table (compression 3:1 to 8:1, above the probe's 4:1 over the bin). Rows of 60-70 entries (u ~ 1400 > kHashSlots) stay with the ESC sort,
 // and so do hash-sized rows that do not compress (16 x 16 products on 200000 columns) once the
-// bin's sample has shown it.
+// bin's probe has shown it.
 template <typename V>
 void check_hash_accumulator(BinnedSpgemm& t) {
   const uint64_t seed = sparsetc_test::fresh_seed();
-  const CsrMatrix<double> b = spread_columns(random_rows(907, 100, {0, 13, 31, 47}, seed + 1), 389);
+  const CsrMatrix<double> b = spread_columns(random_rows(907, 60, {0, 13, 31, 47}, seed + 1), 389);
   const CsrMatrix<double> a = random_rows(1203, 907, {0, 9, 14, 21}, seed);
   static_assert(21 * 47 <= sd::binned::kHashSlots, "rows of u up to 987 hash");
   check_accumulators<V>(t, a, b, 1, seed);
@@ -628,6 +636,28 @@ void check_hash_accumulator(BinnedSpgemm& t) {
 }
 TEST_F(BinnedSpgemm, AccumulatorHashTableFloat) { check_hash_accumulator<float>(*this); }
 TEST_F(BinnedSpgemm, AccumulatorHashTableDouble) { check_hash_accumulator<double>(*this); }
+
+// Every row of bins 33..36 to the accumulators, also those over short rows of B (3-9 entries, as in
+// graphs and meshes) and whatever their compression: a round of 32 products spans several rows of
+// B, so lanes of one round meet on one column (folded in lane order by the lowest), and the
+// accumulated rows must still carry the ESC sort's bits. Hash: 100 columns spread over ~39000;
+// dense window: a band.
+template <typename V>
+void check_accumulators_on_short_rows_of_b(BinnedSpgemm& t) {
+  const uint64_t seed = sparsetc_test::fresh_seed();
+  sd::BinnedSpgemmOptions every_row;
+  every_row.accumulator_min_row_of_b = 0;
+  every_row.accumulator_min_compression = 1;
+  every_row.accumulator_first_bin = sd::binned::kFirstEscBin;
+  const CsrMatrix<double> b = spread_columns(random_rows(907, 100, {0, 3, 5, 9}, seed + 1), 389);
+  const CsrMatrix<double> a = random_rows(1203, 907, {0, 7, 12, 30, 60, 100}, seed);
+  check_accumulators<V>(t, a, b, 1, seed, every_row);
+  const CsrMatrix<double> band_a = banded_rows(1001, 1001, 30, {0, 7, 20, 33, 61}, seed + 2),
+                          band_b = banded_rows(1001, 1201, 40, {0, 3, 6, 9}, seed + 3);
+  check_accumulators<V>(t, band_a, band_b, 0, seed, every_row);
+}
+TEST_F(BinnedSpgemm, AccumulatorsOnShortRowsOfBFloat) { check_accumulators_on_short_rows_of_b<float>(*this); }
+TEST_F(BinnedSpgemm, AccumulatorsOnShortRowsOfBDouble) { check_accumulators_on_short_rows_of_b<double>(*this); }
 
 TEST_F(BinnedSpgemm, UnsortedAndTransposedOperands) {
   const uint64_t seed = sparsetc_test::fresh_seed();

@@ -147,6 +147,16 @@ TEST(BinnedSpgemmBench, AgainstCusparse) {
     const std::vector<Variant> variants = {
         {"binned without accumulators", [](auto& o) { o.esc_dense_windows = o.esc_hash_tables = false; }},
         {"without hash tables", [](auto& o) { o.esc_hash_tables = false; }},
+        {"accumulators on short rows of B", [](auto& o) { o.accumulator_min_row_of_b = 0; }},
+        {"accumulators from bin 33", [](auto& o) { o.accumulator_first_bin = sd::binned::kFirstEscBin; }},
+        {"hash from 2:1", [](auto& o) { o.accumulator_min_compression = 2; }},
+        {"hash every row, bins 34-36",
+         [](auto& o) { o.accumulator_min_row_of_b = 0, o.accumulator_min_compression = 1; }},
+        {"hash every row, bins 33-36",
+         [](auto& o) {
+           o.accumulator_min_row_of_b = 0, o.accumulator_min_compression = 1;
+           o.accumulator_first_bin = sd::binned::kFirstEscBin;
+         }},
         {"bin 34 a block per row", [](auto& o) { o.wide_rows_in_warps = false; }},
         {"short rows in registers", [](auto& o) { o.short_rows_in_registers = true; }},
         {"bin 33 a block per row", [](auto& o) { o.middle_rows_in_warps = false; }},

@@ -8,8 +8,8 @@
 //    column; the set flags are compacted in order, so the result comes out sorted without a sort;
 //  - hash table: a wider span, u <= kSlots: open addressing on the column (atomicCAS claims a slot),
 //    then only the d distinct columns (d <= u) are sorted (bitonic, in shared memory) and looked up;
-//  - otherwise (or when the row averages fewer than kMinRowOfB products per row of B met) the row
-//    is appended to a list that the ESC kernel of its bin takes (esc.cu).
+//  - otherwise (or when the row averages fewer than AccumulatorModes::min_row_of_b products per row
+//    of B met) the row is appended to a list that the ESC kernel of its bin takes (esc.cu).
 //
 // Determinism: the warp adds the rows of B met one after the other, in the order of A's entries,
 // lanes over a row's entries (up to 128 loads in flight) and __syncwarp between rows of B. Within
@@ -20,12 +20,12 @@
 //
 // Which rows hash: a hash table only pays when a row's products fold onto far fewer columns (on
 // uniform random rows, d = u, hashing and then sorting d columns costs twice the ESC sort). A
-// row's compression is unknown before its products are seen, so the bin measures it on a sample:
-// a first launch takes the bin's first kSampleRows rows, which hash whenever they can and tally
-// their products and distinct columns; the second launch, for the other rows, hashes only if the
-// sample folded at least kMinCompression to one. (A tally read while rows were still running sent
-// 110063 of poisson3d27's 262144 rows to the ESC sort before its sample was done: rows that skip
-// the table finish fast and the whole grid streams past.) The choice is a function of the input.
+// row's compression is unknown before its products are seen, so a probe launch first counts the
+// products and distinct columns of the bin's first kSampleRows rows that would hash (probe_kernel);
+// the bin's rows then hash only if those folded at least AccumulatorModes::min_compression to one.
+// (A tally read while rows were still running sent 110063 of poisson3d27's 262144 rows to the ESC
+// sort before its sample was done: rows that skip the table finish fast and the whole grid streams
+// past.) The choice is a function of the input.
 #include <algorithm>
 
 #include "gpu/spgemm/binned/device_common.cuh"
@@ -59,14 +59,7 @@ __device__ __forceinline__ int warp_inclusive_sum(int x, int lane) {
 }
 
 constexpr int kLoads = 4;              // loads in flight per lane: rows of B 128 entries at a time
-constexpr int64_t kSampleRows = 32;     // a bin's first rows: they hash whenever they can, to decide
-// Products per distinct column for a row to keep hashing. H200, fp32, hashing on (2:1) against off:
-// wiki-Vote (2.5:1 overall) 1.40 / 1.08 ms, ca-AstroPh (2.8) 3.46 / 3.30, cage11 (2.3) 0.65 / 0.59,
-// memplus (1.9) 1.35 / 1.29, bcsstk18 (3.6) 0.354 / 0.318; poisson3d27:64 (5.8) 4.83 / 11.6.
-constexpr int kMinCompression = 4;
-// Products per entry of A (per row of B met) a row needs for a warp: each row of B costs the warp
-// a load latency, so rows meeting many short rows of B are cheaper in the ESC sort.
-constexpr int kMinRowOfB = 16;
+constexpr int64_t kSampleRows = 32;     // a bin's first rows: the probe measures their compression
 
 // Calls add(column, product) for every product of row [as, ae) of A, a row of B after the other
 // in the order of A's entries, lanes over the row of B's entries, then __syncwarp. Columns are
@@ -233,59 +226,126 @@ __device__ __forceinline__ void row_span(const DeviceCsrView<V>& a, const Device
   width = int64_t(__reduce_max_sync(kFullMask, last)) - int64_t(lo) + 1;
 }
 
-// The tally of the bin's sample (products hashed, their distinct columns): the other rows hash when
-// some of the sample hashed and folded at least kMinCompression to one.
-__device__ __forceinline__ bool sample_says_hash(const unsigned long long* tally) {
-  const unsigned long long seen = tally[0], distinct = tally[1];
-  return seen > 0 && distinct * kMinCompression <= seen;
+// The paths of accumulate_kernel; kNone for a warp past the list's end.
+enum RowPath : int { kDense = 0, kHash = 1, kLeft = 2, kNone = 3 };
+
+// Whether a row of u products from `entries` entries of A may use a warp accumulator at all:
+// enough products per row of B met (AccumulatorModes::min_row_of_b).
+__device__ __forceinline__ bool accumulator_row(int64_t u, int64_t entries, const AccumulatorModes& modes) {
+  return u > 0 && entries * modes.min_row_of_b <= u;
 }
 
+// The probe of a bin (an addition to the paper's bins): a block for each of its first kSampleRows
+// rows that would hash (accumulator rows of u <= kSlots whose columns do not fit a dense window)
+// counts the row's products and distinct columns into tally[0], tally[1] (a set of columns in
+// shared memory, warps over A's entries, lanes over each row of B: no values, no order, no
+// output). accumulate_kernel's rows hash only if the probe folded at least min_compression to one.
+// The probe used to be the hashing of those rows themselves in a launch of their own: 48 us of
+// wiki-Vote's 0.6 ms, one warp walking each row's hash, sort and look-up alone (ncu: 8 of 132 SMs
+// busy, 7.9 cycles per instruction).
+constexpr int kProbeThreads = 256;
+constexpr int kProbeSlotBits = kHashSlotBits + 1;  // at least 2u slots
+template <typename V>
+__global__ void __launch_bounds__(kProbeThreads)
+    probe_kernel(DeviceCsrView<V> a, DeviceCsrView<V> b, const int32_t* __restrict__ rows, Temporary t,
+                 AccumulatorModes modes, unsigned long long* __restrict__ tally) {
+  __shared__ int32_t columns[1 << kProbeSlotBits];
+  __shared__ unsigned distinct;
+  __shared__ ColumnSpan span;
+  const int64_t i = t.r0 + rows[blockIdx.x];
+  const int64_t as = __ldg(a.row_ptr + i), ae = __ldg(a.row_ptr + i + 1);
+  const int64_t u = t.cap_scan[i + 1] - t.cap_scan[i];
+  if (!accumulator_row(u, ae - as, modes) || u > kHashSlots) return;  // uniform over the block
+  if (modes.dense && block_column_span(a, b, as, ae, span).width() <= AccumulatorShape<V>::kWindow) return;
+  constexpr int kSlots = 1 << kProbeSlotBits, kMask = kSlots - 1;
+  for (int q = threadIdx.x; q < kSlots; q += kProbeThreads) columns[q] = kEmpty;
+  if (threadIdx.x == 0) distinct = 0;
+  __syncthreads();
+  const int lane = threadIdx.x & 31;
+  unsigned fresh = 0;
+  for (int64_t e = as + threadIdx.x / 32; e < ae; e += kProbeThreads / 32) {
+    int64_t bs, be;
+    row_of_b(b, __ldg(a.col_idx + e), bs, be);
+    for (int64_t q = bs + lane; q < be; q += 32) {
+      const int32_t col = __ldg(b.col_idx + q);
+      for (int slot = first_slot(col, kProbeSlotBits);; slot = (slot + 1) & kMask) {
+        const int32_t old = atomicCAS(columns + slot, kEmpty, col);
+        if (old == kEmpty) ++fresh;
+        if (old == kEmpty || old == col) break;
+      }
+    }
+  }
+  fresh = __reduce_add_sync(kFullMask, fresh);
+  if (lane == 0 && fresh > 0) atomicAdd(&distinct, fresh);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    atomicAdd(tally, (unsigned long long)u);
+    atomicAdd(tally + 1, (unsigned long long)distinct);
+  }
+}
+
+// The probe's verdict: hash when some probed row folded and the fold reached min_compression.
+__device__ __forceinline__ bool probe_says_hash(const unsigned long long* tally, int min_compression) {
+  const unsigned long long seen = tally[0], distinct = tally[1];
+  return seen > 0 && distinct * unsigned(min_compression) <= seen;
+}
+
+// Every row's path is decided before any row runs, so the block lists the rows it leaves with one
+// atomic and counts its paths with one each (a same-address atomic per row had cost rgg's 9137
+// left rows 21 us, ncu).
 template <typename V>
 __global__ void __launch_bounds__(kThreads)
     accumulate_kernel(DeviceCsrView<V> a, DeviceCsrView<V> b, const int32_t* __restrict__ rows, int64_t n,
-                      Temporary t, int64_t* __restrict__ count, bool dense_on, bool hash_on, bool sample,
-                      int32_t* __restrict__ rest, int32_t* __restrict__ paths, unsigned long long* tally) {
+                      Temporary t, int64_t* __restrict__ count, AccumulatorModes modes, int32_t* __restrict__ rest,
+                      int32_t* __restrict__ paths, const unsigned long long* __restrict__ tally) {
   using Shape = AccumulatorShape<V>;
   extern __shared__ __align__(16) unsigned char dynamic[];
+  __shared__ int block_paths[3], left_base;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  if (threadIdx.x < 3) block_paths[threadIdx.x] = 0;
   const int64_t j = int64_t(blockIdx.x) * kWarps + warp;
-  if (j >= n) return;  // warps are independent: no block barrier below
-  unsigned char* scratch = dynamic + size_t(warp) * Shape::kWarpBytes;
-  const int64_t i = t.r0 + rows[j];
-  const int64_t as = __ldg(a.row_ptr + i), ae = __ldg(a.row_ptr + i + 1);
-  // An ESC row's room is its u (bins.hpp, no recount): rows meeting short rows of B leave before
-  // their span is measured (rgg_n_2_15_s0: 9137 of its 9454 rows of bins 34..36).
-  const int64_t out = t.cap_scan[i] - t.cap_scan[t.r0];
-  const int64_t u = t.cap_scan[i + 1] - t.cap_scan[i];
-  const bool long_rows_of_b = u > 0 && (ae - as) * kMinRowOfB <= u;
+  int path = kNone;
+  int64_t i = 0, as = 0, ae = 0, u = 0, width = 0;
   int32_t lo = 0;
-  int64_t width = 0;
-  if (long_rows_of_b) row_span(a, b, as, ae, lane, lo, width);
+  if (j < n) {
+    i = t.r0 + rows[j];
+    as = __ldg(a.row_ptr + i);
+    ae = __ldg(a.row_ptr + i + 1);
+    // An ESC row's room is its u (bins.hpp, no recount): rows meeting short rows of B leave before
+    // their span is measured (rgg_n_2_15_s0: 9137 of its 9454 rows of bins 34..36).
+    u = t.cap_scan[i + 1] - t.cap_scan[i];
+    const bool candidate = accumulator_row(u, ae - as, modes);
+    if (candidate && modes.dense) row_span(a, b, as, ae, lane, lo, width);
+    path = modes.dense && candidate && width <= Shape::kWindow                                  ? kDense
+           : modes.hash && candidate && u <= Shape::kSlots && probe_says_hash(tally, modes.min_compression) ? kHash
+                                                                                               : kLeft;
+  }
+  __syncthreads();  // block_paths zeroed
+  int left_rank = 0;
+  if (lane == 0 && path != kNone) left_rank = atomicAdd(block_paths + path, 1);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    if (block_paths[kDense] > 0) atomicAdd(paths + kDense, block_paths[kDense]);
+    if (block_paths[kHash] > 0) atomicAdd(paths + kHash, block_paths[kHash]);
+    left_base = block_paths[kLeft] > 0 ? atomicAdd(paths + kLeft, block_paths[kLeft]) : 0;
+  }
+  __syncthreads();
+  if (path == kLeft && lane == 0) rest[left_base + left_rank] = rows[j];
+  if (path == kLeft || path == kNone) return;  // warps are independent from here: no block barrier below
 
+  unsigned char* scratch = dynamic + size_t(warp) * Shape::kWarpBytes;
+  const int64_t out = t.cap_scan[i] - t.cap_scan[t.r0];
   int32_t* out_cols = t.cols + out;
   V* out_vals = static_cast<V*>(t.vals) + out;
   int64_t length;
-  int path;
-  if (dense_on && long_rows_of_b && width <= Shape::kWindow) {
+  if (path == kDense) {
     length = dense_row(a, b, as, ae, lo, int(width), scratch, lane, out_cols, out_vals);
-    path = 0;
-  } else if (hash_on && long_rows_of_b && u <= Shape::kSlots && (sample || sample_says_hash(tally))) {
+  } else {
     int bits = 5;  // at least 2u slots while that fits: short probe chains
     while (bits < kHashSlotBits && (int64_t(1) << bits) < 2 * u) ++bits;
     length = hash_row(a, b, as, ae, bits, scratch, lane, out_cols, out_vals);
-    path = 1;
-    if (lane == 0 && sample) {
-      atomicAdd(tally, (unsigned long long)u);
-      atomicAdd(tally + 1, (unsigned long long)length);
-    }
-  } else {
-    if (lane == 0) rest[atomicAdd(paths + 2, 1)] = rows[j];
-    return;
   }
-  if (lane == 0) {
-    count[i] = length;
-    atomicAdd(paths + path, 1);
-  }
+  if (lane == 0) count[i] = length;
 }
 
 }  // namespace
@@ -296,22 +356,20 @@ void accumulate_rows(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const
                      int32_t* paths, unsigned long long* tally, const GpuContext& context) {
   const int64_t n = end - begin;
   if (n <= 0) return;
+  // The probe first (when hashing), then every row, deciding from its tally.
+  if (modes.hash) {
+    probe_kernel<V><<<unsigned(std::min(n, kSampleRows)), kProbeThreads, 0, context.stream>>>(a, b, rows + begin, t,
+                                                                                              modes, tally);
+    SPARSETC_CUDA_CHECK_LAUNCH();
+  }
   const size_t bytes = size_t(kWarps) * AccumulatorShape<V>::kWarpBytes;
   SPARSETC_CUDA_CHECK(
       cudaFuncSetAttribute(accumulate_kernel<V>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-  auto launch = [&](int64_t first, int64_t rows_n, bool sample) {
-    if (rows_n == 0) return;
-    const int64_t blocks = (rows_n + kWarps - 1) / kWarps;
-    require(blocks <= 2147483647, SPARSETC_STATUS_SIZE_OVERFLOW, "binned SpGEMM: ", rows_n,
-            " rows in one accumulator launch");
-    accumulate_kernel<V><<<unsigned(blocks), kThreads, bytes, context.stream>>>(
-        a, b, rows + first, rows_n, t, count, modes.dense, modes.hash, sample, rest, paths, tally);
-    SPARSETC_CUDA_CHECK_LAUNCH();
-  };
-  // The sample first (when hashing), then the other rows, deciding from its tally.
-  const int64_t sampled = modes.hash ? std::min(n, kSampleRows) : 0;
-  launch(begin, sampled, true);
-  launch(begin + sampled, n - sampled, false);
+  const int64_t blocks = (n + kWarps - 1) / kWarps;
+  require(blocks <= 2147483647, SPARSETC_STATUS_SIZE_OVERFLOW, "binned SpGEMM: ", n, " rows in one accumulator launch");
+  accumulate_kernel<V><<<unsigned(blocks), kThreads, bytes, context.stream>>>(a, b, rows + begin, n, t, count, modes,
+                                                                              rest, paths, tally);
+  SPARSETC_CUDA_CHECK_LAUNCH();
 }
 
 template void accumulate_rows<float>(const DeviceCsrView<float>&, const DeviceCsrView<float>&, const int32_t*, int64_t,

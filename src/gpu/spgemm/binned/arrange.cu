@@ -158,15 +158,17 @@ template <typename V>
 void arrange(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const uint8_t* bin, const Temporary& t, int64_t r1,
              const int64_t* piece_ptr, int64_t piece_nnz, const MergeRow<V>* states, int64_t merge_rows, int32_t* cols,
              V* vals, const GpuContext& context) {
-  // Short rows by groups of lanes; longer ones entry by entry along the merge path of (row ends,
-  // entries), which balances rows of very different lengths (wiki-Vote, 220 entries a row on
-  // average: 69 against 94 us the other way).
+  // Short rows by groups of lanes (a warp a row up to 32 entries on average: rgg_n_2_15_s0, 28 a
+  // row, spent 8 us in the merge path's corner search and 16 us copying); longer ones entry by
+  // entry along the merge path of (row ends, entries), which balances rows of very different
+  // lengths (wiki-Vote, 220 entries a row on average: 69 against 94 us the other way).
   const int64_t rows = r1 - t.r0;
   if (piece_nnz > 0) {
     const int64_t mean = (piece_nnz + rows - 1) / rows;
     if (mean <= 4) launch_arrange_rows<V, 4>(a, b, bin, t, rows, piece_ptr, cols, vals, context);
     else if (mean <= 8) launch_arrange_rows<V, 8>(a, b, bin, t, rows, piece_ptr, cols, vals, context);
     else if (mean <= 16) launch_arrange_rows<V, 16>(a, b, bin, t, rows, piece_ptr, cols, vals, context);
+    else if (mean <= 32) launch_arrange_rows<V, 32>(a, b, bin, t, rows, piece_ptr, cols, vals, context);
     else
       gpuconv::for_each_entry_with_row(piece_ptr, rows, piece_nnz, context,
                                        ArrangeEntry<V>{a, b, bin, t, piece_ptr, cols, vals});

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/logging.hpp"
 #include "gpu/cuda_check.hpp"
+#include "gpu/side_stream.hpp"
 #include "gpu/spgemm/binned/kernels.hpp"
 
 namespace sparsetc::detail {
@@ -181,6 +182,61 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
       for (int u = 2; u <= binned::kHeapMaxBound; ++u)
         stats_.bin_rows[size_t(u)] += rows_of(binned::kHeapKeyBase + c * 31 + (u - 2));
 
+    // The merge rows (bin 37): their first round goes first, on a side stream, when it may overlap
+    // the other bins (options.overlap_merge_rows): a few long rows keep a few SMs busy for the whole
+    // stage while the other bins' kernels, one after the other, leave most of the GPU idle
+    // (wiki-Vote: 80 merge rows on 80 SMs for 0.2 ms). Their buffers come from the main stream
+    // before the fork, a growth round's arenas from the side stream, and the barrier (declared
+    // after them all) orders both streams before any of them is freed. With stage times, in turn.
+    const int64_t merge_rows = rows_of(kMergeBin);
+    const bool overlap = merge_rows > 0 && options_.overlap_merge_rows && !options_.time_stages;
+    DeviceBuffer states = buffer_of<binned::MergeRow<V>>(merge_rows, ctx);
+    DeviceBuffer list = buffer_of<int32_t>(merge_rows, ctx), overflow = buffer_of<int32_t>(merge_rows, ctx);
+    DeviceBuffer overflow_count = buffer_of<int32_t>(merge_rows > 0 ? 1 : 0, ctx);
+    binned::WindowScratch<V> windows;
+    if (merge_rows > 0 && options_.global_windows && options_.b_rows_unique && !dense_shape_)
+      windows = binned::make_window_scratch<V>(merge_rows, b_.cols, ctx);
+    std::vector<binned::Arena> arenas;
+    const SideStreamBarrier barrier(overlap ? &side_ : nullptr, ctx.stream);
+    const GpuContext merge_ctx = overlap ? GpuContext{side_.stream(), ctx.allocator} : ctx;
+    auto* state = states.as<binned::MergeRow<V>>();
+    int64_t pending = merge_rows;
+    auto merge_round = [&] {  // the pending rows, each until done or until its next batch does not fit
+      SPARSETC_CUDA_CHECK(cudaMemsetAsync(overflow_count.data(), 0, sizeof(int32_t), merge_ctx.stream));
+      if (dense_shape_)
+        binned::block_dense_round(a_, b_, state, list.as<const int32_t>(), pending, overflow.as<int32_t>(),
+                                  overflow_count.as<int32_t>(), count.as<int64_t>(), dense_shape_, merge_ctx);
+      else
+        binned::window_round(a_, b_, state, list.as<const int32_t>(), pending, overflow.as<int32_t>(),
+                             overflow_count.as<int32_t>(), count.as<int64_t>(), windows, merge_ctx);
+      binned::merge_round(a_, b_, state, list.as<const int32_t>(), pending, overflow.as<int32_t>(),
+                          overflow_count.as<int32_t>(), count.as<int64_t>(), options_.b_rows_unique, merge_ctx);
+    };
+    auto start_merge = [&] {
+      if (merge_rows == 0) return;
+      binned::init_merge_rows(a_, bound_.as<const int64_t>(), rows, binned_rows.begin(kMergeBin),
+                              binned_rows.end(kMergeBin), t, state, list.as<int32_t>(), merge_ctx);
+      merge_round();
+    };
+    auto finish_merge = [&] {  // checkpoint, grow, relaunch until no row overflows
+      if (merge_rows == 0) return;
+      for (;;) {
+        int32_t overflowed = 0;
+        copy_device_to_host(&overflowed, overflow_count.data(), sizeof overflowed, merge_ctx.stream);
+        if (overflowed == 0) break;
+        ++stats_.grow_rounds;
+        stats_.grown_rows += overflowed;
+        arenas.push_back(binned::grow_merge_rows(state, overflow.as<const int32_t>(), overflowed, merge_ctx));
+        std::swap(list, overflow);
+        pending = overflowed;
+        merge_round();
+      }
+    };
+    if (overlap) {
+      side_.fork(ctx.stream);
+      start_merge();
+    }
+
     // Stage 3: heap, ESC, merge. Rows of u <= 32 by heap class and u range (u <= 8, 16, 32): a
     // range that needs few warps as groups (8 or 16 lanes per row in registers, a warp per row
     // above 16) is latency-bound in the heap, whose thread walks u dependent loads; a range that
@@ -209,24 +265,28 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
     // Bins 34..36: the accumulators first, the ESC sort for the rows they leave (a list of device
     // length: no read back). paths: per bin, rows dense / hashed / left.
     // (The accumulators need B without repeated columns in a row, as the dense windows do.)
-    const binned::AccumulatorModes modes{options_.esc_dense_windows, options_.esc_hash_tables};
-    constexpr int kAccumulatorBins = kMergeBin - binned::kFirstAccumulatorBin;
+    const binned::AccumulatorModes modes{options_.esc_dense_windows, options_.esc_hash_tables,
+                                         options_.accumulator_min_row_of_b, options_.accumulator_min_compression};
+    const int first_accumulator_bin = std::clamp(options_.accumulator_first_bin, kFirstEscBin, kMergeBin);
+    const int accumulator_bins = kMergeBin - first_accumulator_bin;
     int64_t accumulated = 0;
     if ((modes.dense || modes.hash) && options_.b_rows_unique)
-      for (int k = binned::kFirstAccumulatorBin; k < kMergeBin; ++k) accumulated = std::max(accumulated, rows_of(k));
+      for (int k = first_accumulator_bin; k < kMergeBin; ++k) accumulated = std::max(accumulated, rows_of(k));
     DeviceBuffer rest = buffer_of<int32_t>(accumulated, ctx);
-    DeviceBuffer paths = buffer_of<int32_t>(accumulated > 0 ? 3 * kAccumulatorBins : 0, ctx);
-    DeviceBuffer tally = buffer_of<unsigned long long>(accumulated > 0 ? 2 * kAccumulatorBins : 0, ctx);
+    DeviceBuffer paths = buffer_of<int32_t>(accumulated > 0 ? 3 * accumulator_bins : 0, ctx);
+    DeviceBuffer tally = buffer_of<unsigned long long>(accumulated > 0 ? 2 * accumulator_bins : 0, ctx);
     if (accumulated > 0) {
       SPARSETC_CUDA_CHECK(cudaMemsetAsync(paths.data(), 0, paths.size(), ctx.stream));
       SPARSETC_CUDA_CHECK(cudaMemsetAsync(tally.data(), 0, tally.size(), ctx.stream));
     }
     // The rows the accumulators leave (or all, without them): the block dense accumulator from
-    // block_dense_first_bin on when B fits it, else the ESC sort.
-    // Of bin 34, the rows of u <= 256 sort in one warp's registers, the others in a block.
+    // block_dense_first_bin on when B fits it, else the ESC sort: bin 33 in one warp's registers,
+    // of bin 34 the rows of u <= 256 in one warp's registers and the others in a block.
     auto sort_or_dense = [&](int k, const int32_t* list, int64_t begin, int64_t end, const int32_t* listed) {
       if (dense_shape_ && k >= options_.block_dense_first_bin) {
         binned::block_dense_rows(a_, b_, list, begin, end, t, count.as<int64_t>(), dense_shape_, ctx, listed);
+      } else if (k == kFirstEscBin && options_.middle_rows_in_warps) {
+        binned::middle_rows(a_, b_, list, begin, end, t, count.as<int64_t>(), ctx, listed);
       } else if (k == binned::kFirstAccumulatorBin && options_.wide_rows_in_warps) {
         binned::middle_rows(a_, b_, list, begin, end, t, count.as<int64_t>(), ctx, listed);
         binned::esc_rows(a_, b_, list, begin, end, k, t, count.as<int64_t>(), ctx, listed, binned::kWarpEscMaxBound);
@@ -235,11 +295,7 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
       }
     };
     for (int k = kFirstEscBin; k < kMergeBin; ++k) {
-      if (k == kFirstEscBin && options_.middle_rows_in_warps) {
-        binned::middle_rows(a_, b_, rows, binned_rows.begin(k), binned_rows.end(k), t, count.as<int64_t>(), ctx);
-        continue;
-      }
-      if (accumulated == 0 || k < binned::kFirstAccumulatorBin) {
+      if (accumulated == 0 || k < first_accumulator_bin) {
         sort_or_dense(k, rows, binned_rows.begin(k), binned_rows.end(k), nullptr);
         continue;
       }
@@ -249,46 +305,16 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
       // 1.28 / 1.12, EX5 0.50 / 0.48, memplus 0.90 / 0.83, rmat:16:16 15.2 / 13.9).
       binned::AccumulatorModes bin_modes = modes;
       if (dense_shape_ && k >= options_.block_dense_first_bin) bin_modes.hash = false;
-      int32_t* bin_paths = paths.as<int32_t>() + 3 * (k - binned::kFirstAccumulatorBin);
+      int32_t* bin_paths = paths.as<int32_t>() + 3 * (k - first_accumulator_bin);
       binned::accumulate_rows(a_, b_, rows, binned_rows.begin(k), binned_rows.end(k), t, count.as<int64_t>(), bin_modes,
                               rest.as<int32_t>(), bin_paths,
-                              tally.as<unsigned long long>() + 2 * (k - binned::kFirstAccumulatorBin), ctx);
+                              tally.as<unsigned long long>() + 2 * (k - first_accumulator_bin), ctx);
       sort_or_dense(k, rest.as<const int32_t>(), 0, rows_of(k), bin_paths + 2);
     }
     clock.mark(kStageMerge);
-    const int64_t merge_rows = rows_of(kMergeBin);
-    DeviceBuffer states = buffer_of<binned::MergeRow<V>>(merge_rows, ctx);
-    std::vector<binned::Arena> arenas;
-    if (merge_rows > 0) {
-      DeviceBuffer list = buffer_of<int32_t>(merge_rows, ctx), overflow = buffer_of<int32_t>(merge_rows, ctx);
-      DeviceBuffer overflow_count = buffer_of<int32_t>(1, ctx);
-      auto* state = states.as<binned::MergeRow<V>>();
-      binned::init_merge_rows(a_, bound_.as<const int64_t>(), rows, binned_rows.begin(kMergeBin),
-                              binned_rows.end(kMergeBin), t, state, list.as<int32_t>(), ctx);
-      binned::WindowScratch<V> windows;
-      if (options_.global_windows && options_.b_rows_unique && !dense_shape_)
-        windows = binned::make_window_scratch<V>(merge_rows, b_.cols, ctx);
-      int64_t pending = merge_rows;
-      for (;;) {
-        SPARSETC_CUDA_CHECK(cudaMemsetAsync(overflow_count.data(), 0, sizeof(int32_t), ctx.stream));
-        if (dense_shape_)
-          binned::block_dense_round(a_, b_, state, list.as<const int32_t>(), pending, overflow.as<int32_t>(),
-                                    overflow_count.as<int32_t>(), count.as<int64_t>(), dense_shape_, ctx);
-        else
-          binned::window_round(a_, b_, state, list.as<const int32_t>(), pending, overflow.as<int32_t>(),
-                               overflow_count.as<int32_t>(), count.as<int64_t>(), windows, ctx);
-        binned::merge_round(a_, b_, state, list.as<const int32_t>(), pending, overflow.as<int32_t>(),
-                            overflow_count.as<int32_t>(), count.as<int64_t>(), options_.b_rows_unique, ctx);
-        int32_t overflowed = 0;
-        copy_device_to_host(&overflowed, overflow_count.data(), sizeof overflowed, ctx.stream);
-        if (overflowed == 0) break;
-        ++stats_.grow_rounds;
-        stats_.grown_rows += overflowed;
-        arenas.push_back(binned::grow_merge_rows(state, overflow.as<const int32_t>(), overflowed, ctx));
-        std::swap(list, overflow);
-        pending = overflowed;
-      }
-    }
+    if (!overlap) start_merge();
+    finish_merge();
+    if (overlap) side_.join(ctx.stream);
 
     // Stage 4: this panel's piece.
     clock.mark(kStageArrange);
@@ -304,10 +330,10 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
     clock.mark(kStages);
     clock.add_to(stats_.stage_ms);
     if (options_.time_stages) {  // the clock has synchronised: the path counts are ready
-      std::array<int32_t, 3 * kAccumulatorBins> counted{};
+      std::array<int32_t, 3 * (kMergeBin - kFirstEscBin)> counted{};
       if (accumulated > 0) copy_device_to_host(counted.data(), paths.data(), paths.size(), ctx.stream);
-      for (int k = binned::kFirstAccumulatorBin; k < kMergeBin; ++k) {
-        const int32_t* c = counted.data() + 3 * (k - binned::kFirstAccumulatorBin);
+      for (int k = first_accumulator_bin; k < kMergeBin; ++k) {
+        const int32_t* c = counted.data() + 3 * (k - first_accumulator_bin);
         stats_.esc_paths[0] += c[0];
         stats_.esc_paths[1] += c[1];
         stats_.esc_paths[2] += accumulated > 0 ? c[2] : rows_of(k);

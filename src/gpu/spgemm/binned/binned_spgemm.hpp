@@ -22,6 +22,7 @@
 #include "gpu/convert/device_csr.hpp"
 #include "gpu/device_memory.hpp"
 #include "gpu/gpu_context.hpp"
+#include "gpu/side_stream.hpp"
 #include "gpu/spgemm/binned/bins.hpp"
 #include "gpu/spgemm/binned/kernels.hpp"
 #include "sparsetc/sparsetc_types.h"
@@ -51,6 +52,16 @@ struct BinnedSpgemmOptions {
   // 0.596 / 0.543.)
   bool esc_dense_windows = true;
   bool esc_hash_tables = true;
+  // Which rows the accumulators take: rows averaging at least accumulator_min_row_of_b products per
+  // entry of A (0: all; a warp walks a row of B a step, a load latency each, so rows meeting many
+  // short rows of B are cheaper in the ESC sort), hashing when the bin's probe folds at least
+  // accumulator_min_compression products to a column (H200, fp32, hashing from 2:1 against none:
+  // wiki-Vote, 2.5:1 overall, 1.40 / 1.08 ms; ca-AstroPh, 2.8:1, 3.46 / 3.30; cage11, 2.3:1,
+  // 0.65 / 0.59; poisson3d27:64, 5.8:1, 4.83 / 11.6); from bin accumulator_first_bin (34, or 33
+  // for the rows of u = 33..128).
+  int accumulator_min_row_of_b = 16;
+  int accumulator_min_compression = 4;
+  int accumulator_first_bin = binned::kFirstAccumulatorBin;
   // Rows of u <= 32 (bins 2..32), per heap class and u range (u <= 8, 16, 32): a range of n rows
   // with n * lanes <= 32 * short_group_warps goes to groups, 8 or 16 lanes per row in registers
   // (short_rows.cu) for u <= 16, a warp per row (middle_rows.cu) above; larger ranges to the paper's
@@ -92,6 +103,9 @@ struct BinnedSpgemmOptions {
   // Rows of bin 34 (u = 129..512) that the accumulators leave: those of u <= 256 by ESC with one
   // warp per row too (256 keys in registers), the others a block per row.
   bool wide_rows_in_warps = true;
+  // The merge rows (bin 37) on a second stream beside the other bins, joined before the
+  // arrangement (not with time_stages, whose stage times need the stages in turn). The same bits.
+  bool overlap_merge_rows = true;
 };
 
 enum BinnedStage { kStageBinning, kStageHeap, kStageEsc, kStageMerge, kStageArrange, kStages };
@@ -136,6 +150,7 @@ class BinnedSpgemm {
   binned::BlockDenseShape dense_shape_;         // the block dense accumulator for B; empty: not used
   std::vector<int64_t> panel_rows_, panel_caps_;  // boundaries (rows, and C~ prefix there)
   BinnedSpgemmStats stats_;
+  SideStream side_;  // for the merge rows (options.overlap_merge_rows)
 };
 
 // Numeric-only: values of C = A * B for C's pattern (c.values ignored) into `values` (c.nnz),

@@ -147,8 +147,7 @@ __device__ void fold_peers(int64_t at, unsigned peers, int32_t col, V p, Load&& 
   const int lane = threadIdx.x & 31;
   const bool leader = at >= 0 && (peers & ((1u << lane) - 1)) == 0;
   unsigned later = leader ? peers & ~(1u << lane) : 0u;  // the leader's peers, lowest lane first
-  int rounds = __popc(later);
-  for (int offset = 16; offset > 0; offset >>= 1) rounds = max(rounds, __shfl_xor_sync(kFullMask, rounds, offset));
+  const int rounds = int(__reduce_max_sync(kFullMask, unsigned(__popc(later))));
   V folded = leader ? sum(load(at), p) : V(0);
   for (int r = 0; r < rounds; ++r) {
     const V next = __shfl_sync(kFullMask, p, later != 0 ? __ffs(later) - 1 : lane);

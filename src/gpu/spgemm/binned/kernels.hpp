@@ -120,13 +120,14 @@ void esc_rows(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int32_
 // Shared-memory accumulators for ESC rows (bins 34..36, accumulators.cu): one warp per row of
 // rows[begin, end); a row whose columns span at most dense_window_columns (and modes.dense) goes to
 // a dense window, else one with u <= kHashSlots (and modes.hash) to a hash table when the bin's
-// sample (its first rows, a launch before the others) showed compression in the tally (products
-// hashed, distinct columns: two counters); the others are
-// appended to rest (in no particular order) for esc_rows. paths[0..2] += rows dense, hashed, left
+// probe (a launch over its first rows) showed compression in the tally (products probed, distinct
+// columns: two counters); the others are appended to rest (in no particular order) for esc_rows. paths[0..2] += rows dense, hashed, left
 // (paths[2] is the length of rest). The caller zeroes paths and tally first. B's rows must not
 // repeat a column.
 struct AccumulatorModes {
   bool dense = true, hash = true;
+  int min_row_of_b = 16;    // products per entry of A a row needs (BinnedSpgemmOptions)
+  int min_compression = 4;  // products per distinct column the bin's probe needs for hashing
 };
 template <typename V>
 void accumulate_rows(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int32_t* rows, int64_t begin,

@@ -1,7 +1,7 @@
 // Stage 1 (paper, Algorithm 2): the upper bound u_i of every row of C, the products of row i of A
-// with B, a thread per row as in the paper when rows are short on average, else a warp per row (a
-// thread would serialise the long rows of skewed matrices, or leave most SMs idle on few rows);
-// with it the C~ room of each row, whose scan the panel split cuts.
+// with B, a thread per row as in the paper when rows are short on average, eight lanes or a warp
+// per row otherwise (a thread would serialise the long rows of skewed matrices, or leave most SMs
+// idle on few rows); with it the C~ room of each row, whose scan the panel split cuts.
 #include <vector>
 
 #include "gpu/spgemm/binned/device_common.cuh"
@@ -12,11 +12,17 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 
-// GROUP threads per row (1: rows of a few entries, 32: longer rows), the bound and the room. With
-// a thread per row, a row longer than kLongRow is left by its thread to its whole warp (a single
-// thread would walk a hub row of 10^4 entries alone while the grid waits).
+// GROUP threads per row (1: many rows of a few entries; 8: fewer rows of about 10-20 entries,
+// so a warp takes four rows in one pass instead of one; 32: long rows), the bound and the room. A
+// row longer than the group's share (kLongRow entries for a thread, 4 a lane for a group of 8) is
+// left by its group to the whole warp: a thread would walk a hub row of 10^4 entries alone while
+// the grid waits.
 constexpr int kLongRow = 64;
 constexpr int64_t kThreadRowsMin = int64_t(1) << 17;
+template <int GROUP>
+constexpr int64_t group_row_limit() {
+  return GROUP == 1 ? kLongRow : GROUP == 32 ? INT64_MAX : 4 * GROUP;
+}
 
 __device__ __forceinline__ void store_bound(int64_t i, int64_t products, int64_t length, int64_t merge_initial,
                                             int64_t* bound, int64_t* capacity) {
@@ -28,11 +34,20 @@ template <typename V>
 __device__ __forceinline__ int64_t products_of(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, int64_t begin,
                                                int64_t end, int member, int group) {
   int64_t products = 0;
+#pragma unroll 4
   for (int64_t p = begin + member; p < end; p += group) {
     const int32_t k = __ldg(a.col_idx + p);
     products += __ldg(b.row_ptr + k + 1) - __ldg(b.row_ptr + k);
   }
   return products;
+}
+
+// Sum over the GROUP lanes from this one (its member 0 gets the group's sum).
+template <int GROUP>
+__device__ __forceinline__ int64_t group_sum(int64_t x) {
+#pragma unroll
+  for (int offset = GROUP / 2; offset > 0; offset >>= 1) x += __shfl_down_sync(kFullMask, x, offset);
+  return x;
 }
 
 // Also adds the warp's products to *total (zeroed before): no separate reduction launch.
@@ -41,38 +56,31 @@ __global__ void __launch_bounds__(kThreads)
     upper_bound_kernel(DeviceCsrView<V> a, DeviceCsrView<V> b, int64_t merge_initial, int64_t* __restrict__ bound,
                        int64_t* __restrict__ capacity, unsigned long long* __restrict__ total) {
   constexpr int kGroups = kThreads / GROUP;
-  const int member = threadIdx.x % GROUP;
+  const int lane = threadIdx.x & 31, member = lane % GROUP;
   int64_t stored = 0;  // products of the rows this thread stored
   // Warp-uniform trip count: every lane of a warp runs each iteration (the warp may share rows).
   for (int64_t first = int64_t(blockIdx.x) * kGroups + int64_t(threadIdx.x / 32) * (32 / GROUP); first < a.rows;
        first += int64_t(gridDim.x) * kGroups) {
-    const int64_t i = first + (GROUP == 1 ? (threadIdx.x & 31) : 0);
+    const int64_t i = first + lane / GROUP;
     const bool valid = i < a.rows;
     const int64_t begin = valid ? __ldg(a.row_ptr + i) : 0, end = valid ? __ldg(a.row_ptr + i + 1) : 0;
-    if (GROUP > 1) {
-      int64_t products = products_of(a, b, begin, end, member, GROUP);
-      for (int offset = GROUP / 2; offset > 0; offset >>= 1) products += __shfl_down_sync(kFullMask, products, offset);
-      if (member == 0 && valid) {
-        store_bound(i, products, end - begin, merge_initial, bound, capacity);
-        stored += products;
-      }
-      continue;
-    }
-    const bool alone = end - begin <= kLongRow;
-    if (valid && alone) {
-      const int64_t products = products_of(a, b, begin, end, 0, 1);
+    const bool alone = end - begin <= group_row_limit<GROUP>();
+    const int64_t products = group_sum<GROUP>(alone ? products_of(a, b, begin, end, member, GROUP) : 0);
+    if (valid && alone && member == 0) {
       store_bound(i, products, end - begin, merge_initial, bound, capacity);
       stored += products;
     }
-    for (unsigned long_rows = __ballot_sync(kFullMask, !alone); long_rows != 0; long_rows &= long_rows - 1) {
-      const int owner = __ffs(long_rows) - 1;
-      const int64_t row = __shfl_sync(kFullMask, i, owner), row_begin = __shfl_sync(kFullMask, begin, owner),
-                    row_end = __shfl_sync(kFullMask, end, owner);
-      int64_t products = products_of(a, b, row_begin, row_end, int(threadIdx.x & 31), 32);
-      for (int offset = 16; offset > 0; offset >>= 1) products += __shfl_down_sync(kFullMask, products, offset);
-      if ((threadIdx.x & 31) == 0) {
-        store_bound(row, products, row_end - row_begin, merge_initial, bound, capacity);
-        stored += products;
+    if constexpr (GROUP < 32) {
+      for (unsigned long_rows = __ballot_sync(kFullMask, valid && !alone && member == 0); long_rows != 0;
+           long_rows &= long_rows - 1) {
+        const int owner = __ffs(long_rows) - 1;
+        const int64_t row = __shfl_sync(kFullMask, i, owner), row_begin = __shfl_sync(kFullMask, begin, owner),
+                      row_end = __shfl_sync(kFullMask, end, owner);
+        const int64_t row_products = group_sum<32>(products_of(a, b, row_begin, row_end, lane, 32));
+        if (lane == 0) {
+          store_bound(row, row_products, row_end - row_begin, merge_initial, bound, capacity);
+          stored += row_products;
+        }
       }
     }
   }
@@ -123,11 +131,16 @@ DeviceBuffer upper_bounds(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, 
   SPARSETC_CUDA_CHECK(cudaMemsetAsync(totals.data(), 0, sizeof(int64_t), context.stream));
   auto* products = reinterpret_cast<unsigned long long*>(totals.as<int64_t>());
   if (rows > 0) {
-    // Short rows: a thread each, when there are enough rows to fill the GPU that way; with fewer,
-    // the warps that meet long rows walk them alone on a few SMs (wiki-Vote, 8297 rows of up to
-    // 893 entries: 56 us a thread per row).
+    // Short rows: a thread each, when there are enough rows to fill the GPU that way (with fewer,
+    // the warps that meet long rows walk them alone on a few SMs: wiki-Vote, 8297 rows of up to
+    // 893 entries, 56 us a thread per row); fewer rows of up to about 20 entries on average: eight
+    // lanes a row (rgg_n_2_15_s0, 32768 rows of 10: 10.6 us a warp per row, four waves of
+    // dependent loads); longer rows a warp each.
     if (a.nnz <= 16 * rows && rows >= kThreadRowsMin) {
       upper_bound_kernel<V, 1><<<grid_for(rows, kThreads), kThreads, 0, context.stream>>>(
+          a, b, merge_initial, bound, capacity.as<int64_t>(), products);
+    } else if (a.nnz <= 20 * rows) {
+      upper_bound_kernel<V, 8><<<grid_for(rows, kThreads / 8), kThreads, 0, context.stream>>>(
           a, b, merge_initial, bound, capacity.as<int64_t>(), products);
     } else {
       upper_bound_kernel<V, 32><<<grid_for(rows, kWarps), kThreads, 0, context.stream>>>(
