@@ -11,8 +11,10 @@
 //  - binned: operand normalisation, stage 1, stages 2-4, C's offsets/indices in int32, every
 //    allocation from a warm stream-ordered pool (the handle's default) included;
 //  - numeric: the numeric-only kernel on the kept pattern (AMG reuse);
-//  - with SPARSETC_BENCH_ESC=1 also binned with the ESC sort only, without hash tables (the
-//    accumulator rule of bins.hpp, measured), with the short rows in registers, with bin 33 a block
+//  - with SPARSETC_BENCH_ESC=1 also binned with the merge rows in turn on the caller's stream (not
+//    beside the other bins), with the ESC sort only, without hash tables (the
+//    accumulator rule of bins.hpp, measured), with the accumulators' rules relaxed (rows over short
+//    rows of B, bin 33 too, hashing from 2:1 or always), with the short rows in registers, with bin 33 a block
 //    per row (esc.cu instead of middle_rows.cu), with bin 34's rows of u <= 256 a block per row,
 //    with the short rows a warp per row and with the short rows all in the heap (the rule of BinnedSpgemmOptions::short_group_warps off), and with
 //    the merge rows all in the merge path (no global dense windows, no block dense accumulator), without
@@ -145,6 +147,7 @@ TEST(BinnedSpgemmBench, AgainstCusparse) {
     // The variants (SPARSETC_BENCH_ESC=1): a name and what it changes from the default options.
     using Variant = std::pair<const char*, std::function<void(sd::BinnedSpgemmOptions&)>>;
     const std::vector<Variant> variants = {
+        {"merge rows in turn", [](auto& o) { o.overlap_merge_rows = false; }},
         {"binned without accumulators", [](auto& o) { o.esc_dense_windows = o.esc_hash_tables = false; }},
         {"without hash tables", [](auto& o) { o.esc_hash_tables = false; }},
         {"accumulators on short rows of B", [](auto& o) { o.accumulator_min_row_of_b = 0; }},
