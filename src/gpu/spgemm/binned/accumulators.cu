@@ -142,6 +142,23 @@ __device__ __forceinline__ int first_slot(int32_t col, int bits) {
   return int((uint32_t(col) * 0x9E3779B1u) >> (32 - bits));  // Fibonacci hashing: stencil columns spread
 }
 
+// The slot of `col` in a table of 2^bits keys (open addressing, linear probing), claimed by
+// atomicCAS when the column is new (fresh: this call claimed it). The table never fills: callers
+// size it for at least the distinct columns they insert. Threads racing on one column meet there.
+__device__ __forceinline__ int claim_slot(int32_t* keys, int32_t col, int bits, bool& fresh) {
+  const int mask = (1 << bits) - 1;
+  fresh = false;
+  for (int slot = first_slot(col, bits);; slot = (slot + 1) & mask) {
+    const int32_t k = *reinterpret_cast<volatile int32_t*>(keys + slot);
+    if (k == col) return slot;
+    if (k == kEmpty) {
+      const int32_t old = atomicCAS(keys + slot, kEmpty, col);
+      fresh = old == kEmpty;
+      if (fresh || old == col) return slot;
+    }
+  }
+}
+
 // Hash table of 2^bits <= kSlots slots (u <= 2^bits). Returns the row's length.
 template <typename V>
 __device__ int64_t hash_row(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, int64_t as, int64_t ae, int bits,
@@ -155,21 +172,8 @@ __device__ int64_t hash_row(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b
   __syncwarp();
   int fresh_here = 0;
   for_each_row_of_b(a, b, as, ae, lane, [&](int32_t col, V p) {
-    int slot = first_slot(col, bits);
-    bool fresh = false;
-    for (;;) {  // the table never fills: d <= u <= slots
-      const int32_t k = *reinterpret_cast<volatile int32_t*>(keys + slot);
-      if (k == col) break;
-      if (k == kEmpty) {
-        const int32_t old = atomicCAS(keys + slot, kEmpty, col);
-        if (old == kEmpty) {
-          fresh = true;
-          break;
-        }
-        if (old == col) break;
-      }
-      slot = (slot + 1) & mask;
-    }
+    bool fresh;
+    const int slot = claim_slot(keys, col, bits, fresh);  // d <= u <= slots
     fresh_here += fresh ? 1 : 0;
     vals[slot] = sum(fresh ? V(0) : vals[slot], p);
   });
@@ -257,7 +261,7 @@ __global__ void __launch_bounds__(kProbeThreads)
   const int64_t u = t.cap_scan[i + 1] - t.cap_scan[i];
   if (!accumulator_row(u, ae - as, modes) || u > kHashSlots) return;  // uniform over the block
   if (modes.dense && block_column_span(a, b, as, ae, span).width() <= AccumulatorShape<V>::kWindow) return;
-  constexpr int kSlots = 1 << kProbeSlotBits, kMask = kSlots - 1;
+  constexpr int kSlots = 1 << kProbeSlotBits;
   for (int q = threadIdx.x; q < kSlots; q += kProbeThreads) columns[q] = kEmpty;
   if (threadIdx.x == 0) distinct = 0;
   __syncthreads();
@@ -267,12 +271,9 @@ __global__ void __launch_bounds__(kProbeThreads)
     int64_t bs, be;
     row_of_b(b, __ldg(a.col_idx + e), bs, be);
     for (int64_t q = bs + lane; q < be; q += 32) {
-      const int32_t col = __ldg(b.col_idx + q);
-      for (int slot = first_slot(col, kProbeSlotBits);; slot = (slot + 1) & kMask) {
-        const int32_t old = atomicCAS(columns + slot, kEmpty, col);
-        if (old == kEmpty) ++fresh;
-        if (old == kEmpty || old == col) break;
-      }
+      bool claimed;
+      claim_slot(columns, __ldg(b.col_idx + q), kProbeSlotBits, claimed);
+      fresh += claimed ? 1u : 0u;
     }
   }
   fresh = __reduce_add_sync(kFullMask, fresh);

@@ -59,8 +59,8 @@ struct BinnedSpgemmOptions {
   // wiki-Vote, 2.5:1 overall, 1.40 / 1.08 ms; ca-AstroPh, 2.8:1, 3.46 / 3.30; cage11, 2.3:1,
   // 0.65 / 0.59; poisson3d27:64, 5.8:1, 4.83 / 11.6); from bin accumulator_first_bin (34, or 33
   // for the rows of u = 33..128).
-  int accumulator_min_row_of_b = 16;
-  int accumulator_min_compression = 4;
+  int accumulator_min_row_of_b = binned::AccumulatorModes{}.min_row_of_b;  // 16
+  int accumulator_min_compression = binned::AccumulatorModes{}.min_compression;  // 4
   int accumulator_first_bin = binned::kFirstAccumulatorBin;
   // Rows of u <= 32 (bins 2..32), per heap class and u range (u <= 8, 16, 32): a range of n rows
   // with n * lanes <= 32 * short_group_warps goes to groups, 8 or 16 lanes per row in registers
@@ -118,8 +118,8 @@ struct BinnedSpgemmStats {
   int64_t grown_rows = 0;         // checkpoints taken (a row may grow several times)
   std::array<int64_t, binned::kBins> bin_rows{};  // rows per bin
   std::array<double, kStages> stage_ms{};         // with options.time_stages: milliseconds per stage
-  // With options.time_stages: rows of bins 34..36 done in a dense window, a hash table, and left to
-  // the ESC sort or the block dense accumulator.
+  // With options.time_stages: rows of the accumulator bins (34..36, or from accumulator_first_bin)
+  // done in a dense window, a hash table, and left to the ESC sort or the block dense accumulator.
   std::array<int64_t, 3> esc_paths{};
   // Passes over B's columns of the block dense accumulator; 0: not used (options, or B too wide).
   int64_t block_dense_passes = 0;

@@ -121,8 +121,8 @@ void esc_rows(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int32_
 // rows[begin, end); a row whose columns span at most dense_window_columns (and modes.dense) goes to
 // a dense window, else one with u <= kHashSlots (and modes.hash) to a hash table when the bin's
 // probe (a launch over its first rows) showed compression in the tally (products probed, distinct
-// columns: two counters); the others are appended to rest (in no particular order) for esc_rows. paths[0..2] += rows dense, hashed, left
-// (paths[2] is the length of rest). The caller zeroes paths and tally first. B's rows must not
+// columns: two counters); the others are appended to rest (in no particular order) for esc_rows.
+// paths[0..2] += rows dense, hashed, left (paths[2] is the length of rest). The caller zeroes paths and tally first. B's rows must not
 // repeat a column.
 struct AccumulatorModes {
   bool dense = true, hash = true;
