@@ -16,6 +16,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpu_engine_support.hpp"
@@ -82,6 +83,8 @@ std::vector<int64_t> row_bounds(const CsrMatrix<double>& a, const CsrMatrix<doub
   return u;
 }
 
+int64_t expected_room(const CsrMatrix<double>& a, const CsrMatrix<double>& b);
+
 // ---- running and checking
 
 template <typename V>
@@ -135,16 +138,28 @@ template <typename V>
   return ::testing::AssertionSuccess();
 }
 
+template <typename V>
+::testing::AssertionResult bitwise_equal(const CsrMatrix<V>& x, const CsrMatrix<V>& y) {
+  if (x.row_ptr != y.row_ptr || x.col_idx != y.col_idx) return ::testing::AssertionFailure() << "structure differs";
+  if (x.values.size() != y.values.size() ||
+      (!x.values.empty() && std::memcmp(x.values.data(), y.values.data(), x.values.size() * sizeof(V)) != 0))
+    return ::testing::AssertionFailure() << "values differ in their bits";
+  return ::testing::AssertionSuccess();
+}
+
 // Numeric-only values of A * B on `pattern`'s structure (its values ignored), back on the host.
 template <typename V>
 CsrMatrix<V> numeric_reuse(const CsrMatrix<double>& a, const CsrMatrix<double>& b, const CsrMatrix<V>& pattern,
                            const sd::GpuContext& ctx) {
   const sd::DeviceCsr<V> da = sd::csr_to_device(values_as<V>(a), ctx), db = sd::csr_to_device(values_as<V>(b), ctx);
   const sd::DeviceCsr<V> dp = sd::csr_to_device(pattern, ctx);
-  sd::DeviceBuffer values(size_t(dp.nnz) * sizeof(V), ctx);
+  sd::DeviceBuffer values(size_t(dp.nnz) * sizeof(V), ctx), in_warps(size_t(dp.nnz) * sizeof(V), ctx);
   sd::binned_numeric(da.view(), db.view(), dp.view(), values.as<V>(), ctx);
-  CsrMatrix<V> reused = pattern;
+  sd::binned_numeric(da.view(), db.view(), dp.view(), in_warps.as<V>(), ctx, false);
+  CsrMatrix<V> reused = pattern, warps = pattern;
   sd::copy_device_to_host(reused.values.data(), values.data(), values.size(), ctx.stream);
+  sd::copy_device_to_host(warps.values.data(), in_warps.data(), in_warps.size(), ctx.stream);
+  EXPECT_TRUE(bitwise_equal(reused, warps)) << "short rows in threads against every row in a warp";
   return reused;
 }
 
@@ -166,14 +181,6 @@ CsrMatrix<V> every_third_dropped(const CsrMatrix<V>& c) {
   return thinned;
 }
 
-template <typename V>
-::testing::AssertionResult bitwise_equal(const CsrMatrix<V>& x, const CsrMatrix<V>& y) {
-  if (x.row_ptr != y.row_ptr || x.col_idx != y.col_idx) return ::testing::AssertionFailure() << "structure differs";
-  if (x.values.size() != y.values.size() ||
-      (!x.values.empty() && std::memcmp(x.values.data(), y.values.data(), x.values.size() * sizeof(V)) != 0))
-    return ::testing::AssertionFailure() << "values differ in their bits";
-  return ::testing::AssertionSuccess();
-}
 
 // Mixed row lengths: products per row from 0 to ~20000, so every bin group runs.
 struct Operands {
@@ -201,6 +208,7 @@ void check_mixed(BinnedSpgemm& t) {
   int64_t products = 0;
   for (int64_t u : row_bounds(a, b)) products += u;
   EXPECT_EQ(run.stats.products, products);
+  EXPECT_EQ(run.stats.temporary_entries, expected_room(a, b));
 }
 
 TEST_F(BinnedSpgemm, MatchesCpuReferenceEveryBinFloat) { check_mixed<float>(*this); }
@@ -434,9 +442,14 @@ template <typename V>
 void check_crowded_numeric(BinnedSpgemm& t) {
   const uint64_t seed = sparsetc_test::fresh_seed();
   const sd::GpuContext ctx = t.context();
-  for (const std::vector<int64_t>& b_lengths : {std::vector<int64_t>{0, 1, 1, 1}, std::vector<int64_t>{0, 1, 2}}) {
+  // B of 8 columns: rows of C of at most 8 entries (numeric_values gives such patterns to a thread
+  // per row), some of them over more than 64 products (the threads leave those to the warps); B of
+  // 6 columns and rows of at most one entry: every row to a thread (AP of a Galerkin product).
+  const std::pair<int64_t, std::vector<int64_t>> b_shapes[] = {
+      {23, {0, 1, 1, 1}}, {23, {0, 1, 2}}, {8, {0, 3, 5, 8}}, {6, {0, 1, 1, 1}}};
+  for (const auto& [b_cols, b_lengths] : b_shapes) {
     const CsrMatrix<double> a = rounded<V>(random_rows(2500, 1500, {0, 3, 9, 27, 31}, seed)),
-                            b = rounded<V>(random_rows(1500, 23, b_lengths, seed + 1));
+                            b = rounded<V>(random_rows(1500, b_cols, b_lengths, seed + 1));
     const Result<V> run = multiply<V>(a, b, ctx);
     EXPECT_TRUE(matches_reference(run.c, a, b)) << "seed " << seed;
     const CsrMatrix<V> reused = numeric_reuse(a, b, run.c, ctx);
@@ -658,6 +671,68 @@ void check_accumulators_on_short_rows_of_b(BinnedSpgemm& t) {
 }
 TEST_F(BinnedSpgemm, AccumulatorsOnShortRowsOfBFloat) { check_accumulators_on_short_rows_of_b<float>(*this); }
 TEST_F(BinnedSpgemm, AccumulatorsOnShortRowsOfBDouble) { check_accumulators_on_short_rows_of_b<double>(*this); }
+
+// ---- the room of a row in C~ (bins.hpp, row_capacity)
+
+// Computed here from the definitions: none for u <= 1, u up to 128, for u up to 8192 the lesser of
+// u and the width of the row's column span (first to last column of the rows of B met), for merge
+// rows min(u, 4096).
+int64_t expected_room(const CsrMatrix<double>& a, const CsrMatrix<double>& b) {
+  int64_t room = 0;
+  for (int64_t i = 0; i < a.rows; ++i) {
+    int64_t u = 0, first = std::numeric_limits<int64_t>::max(), last = -1;
+    for (int64_t p = a.row_ptr[size_t(i)]; p < a.row_ptr[size_t(i + 1)]; ++p) {
+      const int64_t k = a.col_idx[size_t(p)], bs = b.row_ptr[size_t(k)], be = b.row_ptr[size_t(k + 1)];
+      u += be - bs;
+      if (be == bs) continue;
+      first = std::min(first, b.col_idx[size_t(bs)]);
+      last = std::max(last, b.col_idx[size_t(be - 1)]);
+    }
+    room += u <= 1 ? 0 : u <= 128 ? u : u <= 8192 ? std::min(u, last - first + 1) : std::min<int64_t>(u, 4096);
+  }
+  return room;
+}
+
+// FEM-like operands (bands) whose rows of bins 34..36 span far fewer columns than their products:
+// the room shrinks to the span, and every kernel that writes those rows (accumulators, ESC sort in
+// warps and in blocks, block dense, panels, merge growth) stays within it, with the same bits.
+template <typename V>
+void check_narrow_spans(BinnedSpgemm& t) {
+  const uint64_t seed = sparsetc_test::fresh_seed();
+  const CsrMatrix<double> a = rounded<V>(banded_rows(1501, 1501, 100, {0, 2, 5, 12, 30, 61, 120, 201}, seed)),
+                          b = rounded<V>(banded_rows(1501, 1701, 60, {0, 1, 4, 17, 40, 81, 121, 121}, seed + 1));
+  const sd::GpuContext ctx = t.context();
+  const Result<V> run = multiply<V>(a, b, ctx);
+  EXPECT_TRUE(matches_reference(run.c, a, b)) << "seed " << seed;
+  EXPECT_EQ(run.stats.temporary_entries, expected_room(a, b)) << "seed " << seed;
+  EXPECT_LT(run.stats.temporary_entries * 3, run.stats.products) << "the spans should save most of the room";
+  for (int k = sd::binned::kFirstAccumulatorBin; k <= sd::binned::kMergeBin; ++k)
+    EXPECT_GT(run.stats.bin_rows[size_t(k)], 0) << "bin " << k << " got no row (seed " << seed << ")";
+
+  std::vector<std::pair<const char*, sd::BinnedSpgemmOptions>> variants(6);
+  variants[0].first = "ESC sort";
+  variants[0].second.esc_dense_windows = variants[0].second.esc_hash_tables = false;
+  variants[1].first = "ESC sort in blocks";
+  variants[1].second = variants[0].second;
+  variants[1].second.wide_rows_in_warps = variants[1].second.middle_rows_in_warps = false;
+  variants[2].first = "no block dense";
+  variants[2].second.block_dense = false;
+  variants[3].first = "block dense from bin 34";
+  variants[3].second = variants[0].second;
+  variants[3].second.block_dense_first_bin = sd::binned::kFirstAccumulatorBin;
+  variants[4].first = "panels";
+  variants[4].second.memory_budget = 1;
+  variants[5].first = "merge growth";
+  variants[5].second.merge_initial_capacity = 64;
+  variants[5].second.block_dense = false;
+  for (const auto& [name, options] : variants) {
+    const Result<V> other = multiply<V>(a, b, ctx, options);
+    EXPECT_TRUE(bitwise_equal(other.c, run.c)) << name << ", seed " << seed;
+  }
+  EXPECT_TRUE(bitwise_equal(numeric_reuse(a, b, run.c, ctx), run.c)) << "numeric-only, seed " << seed;
+}
+TEST_F(BinnedSpgemm, NarrowColumnSpansShrinkTheRoomFloat) { check_narrow_spans<float>(*this); }
+TEST_F(BinnedSpgemm, NarrowColumnSpansShrinkTheRoomDouble) { check_narrow_spans<double>(*this); }
 
 TEST_F(BinnedSpgemm, UnsortedAndTransposedOperands) {
   const uint64_t seed = sparsetc_test::fresh_seed();

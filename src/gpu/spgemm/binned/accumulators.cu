@@ -219,13 +219,7 @@ template <typename V>
 __device__ __forceinline__ void row_span(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, int64_t as, int64_t ae,
                                          int lane, int32_t& lo, int64_t& width) {
   int32_t first = INT32_MAX, last = -1;
-  for (int64_t e = as + lane; e < ae; e += 32) {
-    int64_t bs, be;
-    row_of_b(b, __ldg(a.col_idx + e), bs, be);
-    if (be == bs) continue;
-    first = min(first, __ldg(b.col_idx + bs));
-    last = max(last, __ldg(b.col_idx + be - 1));
-  }
+  span_share(a, b, as + lane, ae, 32, first, last);
   lo = __reduce_min_sync(kFullMask, first);
   width = int64_t(__reduce_max_sync(kFullMask, last)) - int64_t(lo) + 1;
 }
@@ -258,7 +252,7 @@ __global__ void __launch_bounds__(kProbeThreads)
   __shared__ ColumnSpan span;
   const int64_t i = t.r0 + rows[blockIdx.x];
   const int64_t as = __ldg(a.row_ptr + i), ae = __ldg(a.row_ptr + i + 1);
-  const int64_t u = t.cap_scan[i + 1] - t.cap_scan[i];
+  const int64_t u = t.bound[i];
   if (!accumulator_row(u, ae - as, modes) || u > kHashSlots) return;  // uniform over the block
   if (modes.dense && block_column_span(a, b, as, ae, span).width() <= AccumulatorShape<V>::kWindow) return;
   constexpr int kSlots = 1 << kProbeSlotBits;
@@ -312,9 +306,9 @@ __global__ void __launch_bounds__(kThreads)
     i = t.r0 + rows[j];
     as = __ldg(a.row_ptr + i);
     ae = __ldg(a.row_ptr + i + 1);
-    // An ESC row's room is its u (bins.hpp, no recount): rows meeting short rows of B leave before
-    // their span is measured (rgg_n_2_15_s0: 9137 of its 9454 rows of bins 34..36).
-    u = t.cap_scan[i + 1] - t.cap_scan[i];
+    // Rows meeting short rows of B leave before their span is measured (rgg_n_2_15_s0: 9137 of its
+    // 9454 rows of bins 34..36).
+    u = t.bound[i];
     const bool candidate = accumulator_row(u, ae - as, modes);
     if (candidate && modes.dense) row_span(a, b, as, ae, lane, lo, width);
     path = modes.dense && candidate && width <= Shape::kWindow                                  ? kDense

@@ -165,7 +165,8 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
     ++stats_.panels;
     const int64_t room = panel_caps_[p + 1] - panel_caps_[p];
     DeviceBuffer t_cols = buffer_of<int32_t>(room, ctx), t_vals = buffer_of<V>(room, ctx);
-    const binned::Temporary t{r0, cap_scan_.as<const int64_t>(), t_cols.as<int32_t>(), t_vals.data()};
+    const binned::Temporary t{r0, cap_scan_.as<const int64_t>(), bound_.as<const int64_t>(), t_cols.as<int32_t>(),
+                              t_vals.data()};
     StageClock clock(options_.time_stages, ctx.stream);
     clock.mark(kStageBinning);
 
@@ -372,17 +373,17 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
 
 template <typename V>
 void binned_numeric(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const DeviceCsrView<V>& c, V* values,
-                    const GpuContext& context) {
+                    const GpuContext& context, bool short_rows_in_threads) {
   require(a.cols == b.rows && c.rows == a.rows && c.cols == b.cols, SPARSETC_STATUS_DIMENSION_MISMATCH,
           "binned SpGEMM numeric: the pattern of C does not match A * B");
-  binned::numeric_values(a, b, c.row_ptr, c.col_idx, c.nnz, values, context);
+  binned::numeric_values(a, b, c.row_ptr, c.col_idx, c.nnz, values, context, short_rows_in_threads);
 }
 
 template class BinnedSpgemm<float>;
 template class BinnedSpgemm<double>;
 template void binned_numeric<float>(const DeviceCsrView<float>&, const DeviceCsrView<float>&,
-                                    const DeviceCsrView<float>&, float*, const GpuContext&);
+                                    const DeviceCsrView<float>&, float*, const GpuContext&, bool);
 template void binned_numeric<double>(const DeviceCsrView<double>&, const DeviceCsrView<double>&,
-                                     const DeviceCsrView<double>&, double*, const GpuContext&);
+                                     const DeviceCsrView<double>&, double*, const GpuContext&, bool);
 
 }  // namespace sparsetc::detail

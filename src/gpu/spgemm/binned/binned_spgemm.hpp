@@ -155,9 +155,11 @@ class BinnedSpgemm {
 
 // Numeric-only: values of C = A * B for C's pattern (c.values ignored) into `values` (c.nnz),
 // bit-identical to BinnedSpgemm::multiply's for the same operands. No synchronisation.
+// short_rows_in_threads: rows of few products on few entries of C a thread each (numeric.cu);
+// false: a warp for every row (tests compare the two).
 template <typename V>
 void binned_numeric(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const DeviceCsrView<V>& c, V* values,
-                    const GpuContext& context);
+                    const GpuContext& context, bool short_rows_in_threads = true);
 
 namespace binned {
 

@@ -75,6 +75,21 @@ __device__ __forceinline__ int last_not_above(const T* a, int n, T key) {
 // sorted, so their first and last entries suffice. Every thread of the block calls it (threads over
 // the entries; two barriers) and gets {lo, hi}; {INT32_MAX, -1} when no product. `span` is the
 // block's shared pair, free again when this returns.
+// This thread's share of a row's column span: the first and last column of the rows of B that
+// entries begin, begin + step, ... (< end) of A meet (B's rows are sorted), folded into lo and hi;
+// the caller reduces over the threads that share the row.
+template <typename V>
+__device__ __forceinline__ void span_share(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, int64_t begin,
+                                           int64_t end, int64_t step, int32_t& lo, int32_t& hi) {
+  for (int64_t e = begin; e < end; e += step) {
+    int64_t bs, be;
+    row_of_b(b, __ldg(a.col_idx + e), bs, be);
+    if (be == bs) continue;
+    lo = min(lo, __ldg(b.col_idx + bs));
+    hi = max(hi, __ldg(b.col_idx + be - 1));
+  }
+}
+
 struct ColumnSpan {
   int32_t lo, hi;
   __device__ int64_t width() const { return int64_t(hi) - int64_t(lo) + 1; }
@@ -85,13 +100,7 @@ __device__ ColumnSpan block_column_span(const DeviceCsrView<V>& a, const DeviceC
   if (threadIdx.x == 0) span = {INT32_MAX, -1};
   __syncthreads();
   int32_t lo = INT32_MAX, hi = -1;
-  for (int64_t e = as + threadIdx.x; e < ae; e += blockDim.x) {
-    int64_t bs, be;
-    row_of_b(b, __ldg(a.col_idx + e), bs, be);
-    if (be == bs) continue;
-    lo = min(lo, __ldg(b.col_idx + bs));
-    hi = max(hi, __ldg(b.col_idx + be - 1));
-  }
+  span_share(a, b, as + threadIdx.x, ae, blockDim.x, lo, hi);
   atomicMin(&span.lo, lo);
   atomicMax(&span.hi, hi);
   __syncthreads();

@@ -122,7 +122,7 @@ __global__ void __launch_bounds__(THREADS)
   if (listed != nullptr && int32_t(blockIdx.x) >= *listed) return;  // the whole block: before any barrier
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int64_t i = t.r0 + rows[blockIdx.x];
-  if (t.cap_scan[i + 1] - t.cap_scan[i] <= skip_up_to) return;  // middle_rows' (room = u): the whole block
+  if (t.bound[i] <= skip_up_to) return;  // middle_rows' rows: the whole block
   const int64_t as = __ldg(a.row_ptr + i), ae = __ldg(a.row_ptr + i + 1);
 
   // Expand: A's entries a block at a time; a warp per entry copies its row of B (coalesced).

@@ -78,9 +78,12 @@ BinnedRows bin_rows(const int64_t* bound, const int64_t* a_row_ptr, int64_t r0, 
 // ---- Stage 3. Every kernel takes the rows rows[begin, end) (relative to r0) of one bin or bin
 // range, writes row i's sorted, duplicate-free entries at C~ offset cap_scan[i] - cap_scan[r0] and
 // their number at count[i].
+// bound: every row's u (stage 1), the products its kernel meets; its room in C~ may be less
+// (bins.hpp, row_capacity).
 struct Temporary {
   int64_t r0 = 0;
   const int64_t* cap_scan = nullptr;
+  const int64_t* bound = nullptr;
   int32_t* cols = nullptr;
   void* vals = nullptr;
 };
@@ -218,9 +221,11 @@ void arrange(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const uint8_t
              const int64_t* piece_ptr, int64_t piece_nnz, const MergeRow<V>* states, int64_t merge_rows, int32_t* cols,
              V* vals, const GpuContext& context);
 
-// ---- Numeric-only: values of C for the pattern (row_ptr, cols) of A * B; one warp per row.
+// ---- Numeric-only: values of C for the pattern (row_ptr, cols) of A * B; short rows a thread each
+// (short_rows_in_threads; false: every row to the warps), the others a warp each.
 template <typename V>
 void numeric_values(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int64_t* c_row_ptr,
-                    const int32_t* c_cols, int64_t c_nnz, V* c_vals, const GpuContext& context);
+                    const int32_t* c_cols, int64_t c_nnz, V* c_vals, const GpuContext& context,
+                    bool short_rows_in_threads = true);
 
 }  // namespace sparsetc::detail::binned

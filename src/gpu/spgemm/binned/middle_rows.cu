@@ -211,12 +211,10 @@ __global__ void __launch_bounds__(kThreads)
   const int64_t j = int64_t(blockIdx.x) * kWarps + warp;
   if (j >= n || (listed != nullptr && j >= *listed)) return;  // warps are independent: no block barrier
   const int64_t i = t.r0 + rows[j];
-  // The room of a row of bins 2..36 in C~ is its upper bound (bins.hpp, row_capacity): u, no recount.
-  const int64_t room_before = t.cap_scan[i];
-  const int64_t u = t.cap_scan[i + 1] - room_before;
-  if (u > kCapacity) return;  // a listed row of bin 34 above 256: esc_rows takes it
+  const int64_t u = t.bound[i];  // stage 1's count: no recount
+  if (u > kCapacity) return;     // a listed row of bin 34 above 256: esc_rows takes it
   const int64_t as = __ldg(a.row_ptr + i), ae = __ldg(a.row_ptr + i + 1);
-  const int64_t out = room_before - t.cap_scan[t.r0];
+  const int64_t out = t.cap_scan[i] - t.cap_scan[t.r0];
   int32_t* out_cols = t.cols + out;
   V* out_vals = static_cast<V*>(t.vals) + out;
   const int n_u = int(u);

@@ -1,7 +1,8 @@
 // Stage 1 (paper, Algorithm 2): the upper bound u_i of every row of C, the products of row i of A
 // with B, a thread per row as in the paper when rows are short on average, eight lanes or a warp
 // per row otherwise (a thread would serialise the long rows of skewed matrices, or leave most SMs
-// idle on few rows); with it the C~ room of each row, whose scan the panel split cuts.
+// idle on few rows); with it the C~ room of each row (u, or less where the row's column span is
+// narrower: bins.hpp, row_capacity), whose scan the panel split cuts.
 #include <vector>
 
 #include "gpu/spgemm/binned/device_common.cuh"
@@ -24,10 +25,15 @@ constexpr int64_t group_row_limit() {
   return GROUP == 1 ? kLongRow : GROUP == 32 ? INT64_MAX : 4 * GROUP;
 }
 
-__device__ __forceinline__ void store_bound(int64_t i, int64_t products, int64_t length, int64_t merge_initial,
+__device__ __forceinline__ void store_bound(int64_t i, int64_t products, int64_t span, int64_t merge_initial,
                                             int64_t* bound, int64_t* capacity) {
   bound[i] = products;
-  capacity[i] = row_capacity(bin_of(products, length), products, merge_initial);
+  capacity[i] = row_capacity(bin_of(products, 0), products, span, merge_initial);
+}
+
+// Whether stage 1 measures a row's column span for its room (bins.hpp, row_capacity).
+__device__ __forceinline__ bool measures_span(int64_t products) {
+  return products > kSpanMinBound && products <= kEscMaxBound;
 }
 
 template <typename V>
@@ -42,12 +48,35 @@ __device__ __forceinline__ int64_t products_of(const DeviceCsrView<V>& a, const 
   return products;
 }
 
-// Sum over the GROUP lanes from this one (its member 0 gets the group's sum).
+// Sum over the GROUP lanes of this one's group, on every lane of it.
 template <int GROUP>
 __device__ __forceinline__ int64_t group_sum(int64_t x) {
 #pragma unroll
-  for (int offset = GROUP / 2; offset > 0; offset >>= 1) x += __shfl_down_sync(kFullMask, x, offset);
+  for (int offset = GROUP / 2; offset > 0; offset >>= 1) x += __shfl_xor_sync(kFullMask, x, offset);
   return x;
+}
+
+// Width of the group's column span from the lanes' shares (0 when none met a non-empty row of B).
+template <int GROUP>
+__device__ __forceinline__ int64_t group_span(int32_t lo, int32_t hi) {
+#pragma unroll
+  for (int offset = GROUP / 2; offset > 0; offset >>= 1) {
+    lo = min(lo, __shfl_xor_sync(kFullMask, lo, offset));
+    hi = max(hi, __shfl_xor_sync(kFullMask, hi, offset));
+  }
+  return hi >= lo ? int64_t(hi) - int64_t(lo) + 1 : 0;
+}
+
+// Row [begin, end) of A's bound and span, summed and reduced over GROUP lanes (member of them);
+// a lane past the rows calls it with an empty row (the shuffles take every lane).
+template <typename V, int GROUP>
+__device__ __forceinline__ void bound_and_span(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, int64_t begin,
+                                               int64_t end, int member, int64_t& products, int64_t& span) {
+  products = group_sum<GROUP>(products_of(a, b, begin, end, member, GROUP));
+  int32_t lo = INT32_MAX, hi = -1;
+  if (measures_span(products)) span_share(a, b, begin + member, end, GROUP, lo, hi);
+  const int64_t width = group_span<GROUP>(lo, hi);
+  span = measures_span(products) ? width : products;
 }
 
 // Also adds the warp's products to *total (zeroed before): no separate reduction launch.
@@ -65,9 +94,10 @@ __global__ void __launch_bounds__(kThreads)
     const bool valid = i < a.rows;
     const int64_t begin = valid ? __ldg(a.row_ptr + i) : 0, end = valid ? __ldg(a.row_ptr + i + 1) : 0;
     const bool alone = end - begin <= group_row_limit<GROUP>();
-    const int64_t products = group_sum<GROUP>(alone ? products_of(a, b, begin, end, member, GROUP) : 0);
+    int64_t products, span;
+    bound_and_span<V, GROUP>(a, b, begin, alone ? end : begin, member, products, span);
     if (valid && alone && member == 0) {
-      store_bound(i, products, end - begin, merge_initial, bound, capacity);
+      store_bound(i, products, span, merge_initial, bound, capacity);
       stored += products;
     }
     if constexpr (GROUP < 32) {
@@ -76,9 +106,10 @@ __global__ void __launch_bounds__(kThreads)
         const int owner = __ffs(long_rows) - 1;
         const int64_t row = __shfl_sync(kFullMask, i, owner), row_begin = __shfl_sync(kFullMask, begin, owner),
                       row_end = __shfl_sync(kFullMask, end, owner);
-        const int64_t row_products = group_sum<32>(products_of(a, b, row_begin, row_end, lane, 32));
+        int64_t row_products, row_span;
+        bound_and_span<V, 32>(a, b, row_begin, row_end, lane, row_products, row_span);
         if (lane == 0) {
-          store_bound(row, row_products, row_end - row_begin, merge_initial, bound, capacity);
+          store_bound(row, row_products, row_span, merge_initial, bound, capacity);
           stored += row_products;
         }
       }
