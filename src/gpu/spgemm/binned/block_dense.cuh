@@ -209,14 +209,21 @@ inline int multiprocessors() {
   return sms;
 }
 
+// Blocks of `threads` with `bytes` of dynamic shared memory that the device holds at once (at least
+// one per SM).
+template <typename Kernel>
+int64_t resident_blocks(Kernel kernel, int threads, size_t bytes) {
+  int per_sm = 0;
+  SPARSETC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, bytes));
+  return int64_t(std::max(per_sm, 1)) * multiprocessors();
+}
+
 // A persistent grid: as many blocks as fit on the device at this shared-memory size, at most one
 // per item.
 template <typename Kernel>
 unsigned persistent_blocks(Kernel kernel, size_t bytes, int64_t items) {
   SPARSETC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-  int per_sm = 0;
-  SPARSETC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kDenseThreads, bytes));
-  return unsigned(std::max<int64_t>(1, std::min<int64_t>(items, int64_t(std::max(per_sm, 1)) * multiprocessors())));
+  return unsigned(std::max<int64_t>(1, std::min<int64_t>(items, resident_blocks(kernel, kDenseThreads, bytes))));
 }
 
 inline DeviceBuffer zeroed_counter(const GpuContext& context) {

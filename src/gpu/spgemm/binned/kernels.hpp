@@ -221,8 +221,9 @@ void arrange(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const uint8_t
              const int64_t* piece_ptr, int64_t piece_nnz, const MergeRow<V>* states, int64_t merge_rows, int32_t* cols,
              V* vals, const GpuContext& context);
 
-// ---- Numeric-only: values of C for the pattern (row_ptr, cols) of A * B; short rows a thread each
-// (short_rows_in_threads; false: every row to the warps), the others a warp each.
+// ---- Numeric-only: values of C for the pattern (row_ptr, cols) of A * B; where C's rows average at
+// most 8 entries, short rows a thread each (short_rows_in_threads; false: every row to the warps),
+// the others a warp each.
 template <typename V>
 void numeric_values(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int64_t* c_row_ptr,
                     const int32_t* c_cols, int64_t c_nnz, V* c_vals, const GpuContext& context,

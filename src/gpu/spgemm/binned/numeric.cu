@@ -333,9 +333,7 @@ void numeric_values(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const 
     SPARSETC_CUDA_CHECK_LAUNCH();
     // Few rows are left, as a rule: a grid of a few waves strides over them (32768 blocks past
     // the list's end cost AP 22 us).
-    int resident = 0;
-    SPARSETC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, numeric_kernel<V>, kThreads, 0));
-    grid = std::min<int64_t>(grid, int64_t(4) * std::max(resident, 1) * block_dense::multiprocessors());
+    grid = std::min<int64_t>(grid, 4 * block_dense::resident_blocks(numeric_kernel<V>, kThreads, 0));
   }
   numeric_kernel<V><<<unsigned(grid), kThreads, 0, context.stream>>>(
       a, b, c_row_ptr, c_cols, c_vals, threads ? left.as<const int32_t>() : nullptr,
