@@ -27,7 +27,7 @@ class BinnedSpgemmExecutor final : public SpgemmExecutor {
     require(problem.A->memory == SPARSETC_MEMORY_DEVICE && problem.B->memory == SPARSETC_MEMORY_DEVICE,
             SPARSETC_STATUS_NOT_SUPPORTED, "the binned SpGEMM needs operands in device memory");
     handle_.activate();
-    load_operands();
+    load_operands(true);
     make_pipeline();
   }
 
@@ -95,21 +95,36 @@ class BinnedSpgemmExecutor final : public SpgemmExecutor {
   bool b_is_a() const { return problem_.B == problem_.A && problem_.op_b == problem_.op_a; }
   const DeviceCsr<V>& b() const { return b_is_a() ? a_ : b_; }
 
+  // The pipeline, reading the order checks the operands left pending along with its stage 2; an
+  // operand found unsorted (or B with repeats) is settled and the pipeline made again.
   void make_pipeline() {
     BinnedSpgemmOptions options;
     options.memory_budget = problem_.memory_budget;
     options.b_rows_unique = b_unique_;
-    pipeline_ = std::make_unique<BinnedSpgemm<V>>(a_.view(), b().view(), options, handle_.gpu());
+    const GpuContext context = handle_.gpu();
+    const binned::PendingRowOrder* b_order = b_is_a() ? &a_order_ : &b_order_;
+    pipeline_ = std::make_unique<BinnedSpgemm<V>>(a_.view(), b().view(), options, context, &a_order_, b_order);
+    const binned::RowOrder a_order = pipeline_->row_order(0), b_found = pipeline_->row_order(1);
+    a_order_ = {};
+    b_order_ = {};
+    if (pipeline_->usable()) return;
+    pipeline_.reset();
+    const bool a_unique = binned::settle_row_order(a_, a_order, context);
+    b_unique_ = b_is_a() ? a_unique : binned::settle_row_order(b_, b_found, context);
+    options.b_rows_unique = b_unique_;
+    pipeline_ = std::make_unique<BinnedSpgemm<V>>(a_.view(), b().view(), options, context);
   }
 
-  void load_operands() {
+  // With `pending`, a CSR operand read in place leaves its order check for make_pipeline.
+  void load_operands(bool pending) {
     const GpuContext context = handle_.gpu();
     bool a_unique = true, b_unique = true;
-    a_ = binned::prepare_operand<V>(problem_.A->layout, problem_.A->duplicates,
-                                    problem_.op_a == SPARSETC_OP_TRANSPOSE, context, &a_unique);
+    a_ = binned::prepare_operand<V>(problem_.A->layout, problem_.A->duplicates, problem_.op_a == SPARSETC_OP_TRANSPOSE,
+                                    context, &a_unique, pending ? &a_order_ : nullptr);
     if (!b_is_a())
       b_ = binned::prepare_operand<V>(problem_.B->layout, problem_.B->duplicates,
-                                      problem_.op_b == SPARSETC_OP_TRANSPOSE, context, &b_unique);
+                                      problem_.op_b == SPARSETC_OP_TRANSPOSE, context, &b_unique,
+                                      pending ? &b_order_ : nullptr);
     b_unique_ = b_is_a() ? a_unique : b_unique;
     versions_ = current_versions();
   }
@@ -117,7 +132,7 @@ class BinnedSpgemmExecutor final : public SpgemmExecutor {
   // New values with the same patterns (the plan's contract): the operands again, same shapes.
   void reload() {
     const int64_t a_nnz = a_.nnz, b_nnz = b().nnz;
-    load_operands();
+    load_operands(false);
     require(a_.nnz == a_nnz && b().nnz == b_nnz, SPARSETC_STATUS_INVALID_VALUE,
             "the operands' patterns changed since the plan was made (make a new plan)");
   }
@@ -131,6 +146,7 @@ class BinnedSpgemmExecutor final : public SpgemmExecutor {
   SpgemmProblem problem_;
   DeviceCsr<V> a_, b_;
   std::pair<uint64_t, uint64_t> versions_;
+  binned::PendingRowOrder a_order_, b_order_;  // checks not read yet (load_operands to make_pipeline)
   bool b_unique_ = true;
   std::unique_ptr<BinnedSpgemm<V>> pipeline_;
   DeviceCsr<V> c_;  // pattern (and, until the first numeric, the values) of C

@@ -1,5 +1,7 @@
 #include "gpu/device_memory.hpp"
 
+#include <cstring>
+
 #include "gpu/cuda_check.hpp"
 
 namespace sparsetc::detail {
@@ -31,10 +33,43 @@ void copy_host_to_device(void* device, const void* host, size_t bytes, cudaStrea
   if (bytes) SPARSETC_CUDA_CHECK(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream));
 }
 
+namespace {
+
+// A page-locked buffer of this thread's for small read-backs: a copy to pageable memory goes
+// through the driver's staging buffer (H200: 9.0 against 6.3 us for 8 bytes), and the pipelines
+// read back sizes and counts a few times per call. Freed when the thread ends; null when page-locked
+// memory is not to be had (the copy then goes to pageable memory).
+constexpr size_t kStagingBytes = 4096;
+class PinnedStaging {
+ public:
+  ~PinnedStaging() {
+    if (data_) cudaFreeHost(data_);  // may fail at process exit, after the runtime: nothing to do then
+  }
+  void* get() {
+    if (!tried_) {
+      tried_ = true;
+      if (cudaMallocHost(&data_, kStagingBytes) != cudaSuccess) {
+        cudaGetLastError();
+        data_ = nullptr;
+      }
+    }
+    return data_;
+  }
+
+ private:
+  void* data_ = nullptr;
+  bool tried_ = false;
+};
+
+}  // namespace
+
 void copy_device_to_host(void* host, const void* device, size_t bytes, cudaStream_t stream) {
   if (!bytes) return;
-  SPARSETC_CUDA_CHECK(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream));
+  thread_local PinnedStaging staging;
+  void* pinned = bytes <= kStagingBytes ? staging.get() : nullptr;
+  SPARSETC_CUDA_CHECK(cudaMemcpyAsync(pinned ? pinned : host, device, bytes, cudaMemcpyDeviceToHost, stream));
   SPARSETC_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (pinned) std::memcpy(host, pinned, bytes);
 }
 
 void copy_device_to_device(void* dst, const void* src, size_t bytes, cudaStream_t stream) {

@@ -240,6 +240,53 @@ TEST_F(BinnedSpgemmApi, TransposedAndUnsortedOperands) {
   for (auto m : {A, B, C}) sparsetc_matrix_destroy(m);
 }
 
+// C = A * A with one operand read in place: its order check comes back with stage 2, and rows found
+// unsorted, or repeating a column, are settled before another stage 1. Rows of ~30 entries: ~900
+// products a row, the bins of the accumulators, which need rows of B without repeats.
+TEST_F(BinnedSpgemmApi, SquareProductsOfUnsortedRowsAndOfRepeatedColumns) {
+  ASSERT_OK(gpu_, sparsetc_set_validation(gpu_, SPARSETC_VALIDATE_ARGUMENTS));
+  const Triplets t = random_triplets(150, 150, 0.2, fresh_seed());
+  const Triplets want = reference_spgemm(t, t), bound = reference_spgemm(absolute(t), absolute(t));
+  sparsetc_matrix_t A = device_csr(gpu_, t, SPARSETC_INDEX_32, SPARSETC_INDEX_32, SPARSETC_BASE_ZERO,
+                                   SPARSETC_VALUE_F64, fresh_seed());
+  sparsetc_matrix_t C = multiply(A, SPARSETC_OP_NON_TRANSPOSE, A, SPARSETC_OP_NON_TRANSPOSE);
+  ASSERT_NE(C, nullptr);
+  EXPECT_TRUE(matches(entries_of(gpu_, cpu_, C), want, bound, 150, SPARSETC_VALUE_F64));
+  sparsetc_matrix_destroy(C);
+  sparsetc_matrix_destroy(A);
+
+  // Sorted rows whose first entry is split into two halves (a repeated column): the same product.
+  const auto arrays = to_csr<int32_t, int32_t>(t);
+  std::vector<int32_t> row_ptr{0}, cols;
+  std::vector<double> vals;
+  int64_t split = 0;
+  for (int64_t i = 0; i < t.rows; ++i) {
+    for (int32_t q = arrays.row_ptr[size_t(i)]; q < arrays.row_ptr[size_t(i + 1)]; ++q) {
+      const bool first = q == arrays.row_ptr[size_t(i)];
+      cols.push_back(arrays.col[size_t(q)]);
+      vals.push_back(first ? arrays.val[size_t(q)] / 2 : arrays.val[size_t(q)]);
+      if (first) {
+        cols.push_back(arrays.col[size_t(q)]);
+        vals.push_back(arrays.val[size_t(q)] / 2);
+        ++split;
+      }
+    }
+    row_ptr.push_back(int32_t(cols.size()));
+  }
+  ASSERT_GT(split, 0);
+  DeviceArray<int32_t> rp(row_ptr), ci(cols);
+  DeviceArray<double> v(vals);
+  sparsetc_matrix_t R = nullptr;
+  ASSERT_OK(gpu_, sparsetc_matrix_create_csr(gpu_, &R, t.rows, t.cols, int64_t(cols.size()), rp.get(), ci.get(), v.get(),
+                                             SPARSETC_INDEX_32, SPARSETC_INDEX_32, SPARSETC_BASE_ZERO,
+                                             SPARSETC_VALUE_F64, SPARSETC_MEMORY_DEVICE, SPARSETC_BORROW));
+  C = multiply(R, SPARSETC_OP_NON_TRANSPOSE, R, SPARSETC_OP_NON_TRANSPOSE);
+  ASSERT_NE(C, nullptr);
+  EXPECT_TRUE(matches(entries_of(gpu_, cpu_, C), want, bound, 150, SPARSETC_VALUE_F64));
+  sparsetc_matrix_destroy(C);
+  sparsetc_matrix_destroy(R);
+}
+
 TEST_F(BinnedSpgemmApi, NumericReuseAfterNewValuesIsBitIdenticalToAFreshProduct) {
   Triplets ta = random_triplets(400, 300, 0.03, fresh_seed());
   const Triplets tb = random_triplets(300, 350, 0.03, fresh_seed());

@@ -41,6 +41,11 @@ size_t automatic_budget(int64_t products, size_t entry_bytes) {
   return std::min(free_bytes / 2, std::max<size_t>(size_t(512) << 20, half_products));
 }
 
+// Without a budget from the caller, a C~ of at most this many bytes is one panel without asking the
+// device for its free memory (cudaMemGetInfo: 5.7 us on an H200, a twentieth of a small
+// product's time; panels would save little memory at this size).
+constexpr int64_t kOnePanelBytes = int64_t(64) << 20;
+
 // Events between the stages of a panel when the caller asks for stage times.
 class StageClock {
  public:
@@ -78,7 +83,8 @@ class StageClock {
 
 template <typename V>
 BinnedSpgemm<V>::BinnedSpgemm(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b,
-                              const BinnedSpgemmOptions& options, const GpuContext& context)
+                              const BinnedSpgemmOptions& options, const GpuContext& context,
+                              const binned::PendingRowOrder* a_order, const binned::PendingRowOrder* b_order)
     : a_(a), b_(b), options_(options), context_(context) {
   require(a.cols == b.rows, SPARSETC_STATUS_DIMENSION_MISMATCH, "binned SpGEMM: A is ", a.rows, "x", a.cols,
           " but B is ", b.rows, "x", b.cols);
@@ -108,19 +114,34 @@ BinnedSpgemm<V>::BinnedSpgemm(const DeviceCsrView<V>& a, const DeviceCsrView<V>&
   binned::ReadAlong along;
   along.at[0] = totals.as<const int64_t>();
   along.at[1] = cap_scan_.as<const int64_t>() + m;
+  const binned::PendingRowOrder* pending[2] = {a_order, b_order};
+  for (int o = 0; o < 2; ++o)
+    if (pending[o] != nullptr && pending[o]->counters.size() > 0)
+      for (int k = 0; k < binned::kRowOrderCounters; ++k)
+        along.at[2 + o * binned::kRowOrderCounters + k] = pending[o]->counters.as<const int64_t>() + k;
   binned::BinnedRows all_rows =
       binned::bin_rows(bound_.as<const int64_t>(), a.row_ptr, 0, m, bin_.as<uint8_t>(), count_.as<int64_t>(), context, along);
   stats_.products = all_rows.read_along[0];
   stats_.temporary_entries = all_rows.read_along[1];
+  for (int o = 0; o < 2; ++o) {
+    if (pending[o] == nullptr || pending[o]->counters.size() == 0) continue;
+    int64_t counters[binned::kRowOrderCounters];
+    std::copy_n(all_rows.read_along.begin() + 2 + o * binned::kRowOrderCounters, binned::kRowOrderCounters, counters);
+    orders_[size_t(o)] = binned::row_order_of(counters);
+  }
+  if (!usable()) return;  // the caller settles the operands and makes another
 
   // Panels: C~ of each at most the budget (one row's room over at worst, hence the margin).
   const int64_t entry_bytes = int64_t(sizeof(int32_t) + sizeof(V));
-  const size_t budget =
-      options_.memory_budget > 0 ? options_.memory_budget : automatic_budget(stats_.products, size_t(entry_bytes));
-  const int64_t per_panel =
-      std::max<int64_t>(int64_t(budget / size_t(entry_bytes)) - binned::kMaxRowCapacity, binned::kMaxRowCapacity);
-  const int64_t panels =
-      std::max<int64_t>(1, std::min<int64_t>((stats_.temporary_entries + per_panel - 1) / per_panel, std::max<int64_t>(m, 1)));
+  int64_t panels = 1;
+  if (options_.memory_budget > 0 || stats_.temporary_entries * entry_bytes > kOnePanelBytes) {
+    const size_t budget =
+        options_.memory_budget > 0 ? options_.memory_budget : automatic_budget(stats_.products, size_t(entry_bytes));
+    const int64_t per_panel =
+        std::max<int64_t>(int64_t(budget / size_t(entry_bytes)) - binned::kMaxRowCapacity, binned::kMaxRowCapacity);
+    panels = std::max<int64_t>(
+        1, std::min<int64_t>((stats_.temporary_entries + per_panel - 1) / per_panel, std::max<int64_t>(m, 1)));
+  }
   if (panels == 1) {  // no search needed, no read back
     panel_rows_ = {0, m};
     panel_caps_ = {0, stats_.temporary_entries};
@@ -145,6 +166,7 @@ size_t BinnedSpgemm<V>::memory_estimate() const {
 
 template <typename V>
 DeviceCsr<V> BinnedSpgemm<V>::multiply() {
+  require(usable(), SPARSETC_STATUS_INTERNAL_ERROR, "binned SpGEMM: multiply on operands whose order check failed");
   const GpuContext& ctx = context_;
   const int64_t m = a_.rows;
   DeviceBuffer& count = count_;

@@ -6,7 +6,7 @@
 // ranges) whose pieces are concatenated. docs/spgemm.md describes the pipeline and its numbers.
 //
 // Host synchronisation points, all documented read-backs of sizes: the product count (stage 1) with
-// the bin offsets of all rows (stage 2), the panel boundaries and per panel its bin offsets when
+// the bin offsets of all rows (stage 2) and the operands' pending order checks, the panel boundaries and per panel its bin offsets when
 // there are several panels, the overflow count of each merge round (and the new arena's size when
 // rows grew), and the panel's entry count.
 //
@@ -125,13 +125,39 @@ struct BinnedSpgemmStats {
   int64_t block_dense_passes = 0;
 };
 
+namespace binned {
+
+// The row order of a CSR operand: rows sorted, and free of repeated columns.
+struct RowOrder {
+  bool sorted = true, unique = true;
+};
+// An operand's order check still on the device (prepare_operand with `pending`): descents and
+// repeats of neighbouring entries over all entries, then over the pairs that straddle two rows
+// (int64 each). BinnedSpgemm reads them back with stage 2, one synchronisation fewer per product.
+constexpr int kRowOrderCounters = 4;
+struct PendingRowOrder {
+  DeviceBuffer counters;
+};
+RowOrder row_order_of(const int64_t (&counters)[kRowOrderCounters]);
+
+}  // namespace binned
+
 template <typename V>
 class BinnedSpgemm {
  public:
   // Stage 1 and the panel plan for C = A * B (A m x k, B k x n, canonical device CSR with sorted
   // rows; the arrays must outlive this object). Reads back the product count and panel bounds.
+  // With a_order / b_order (order checks of operands read in place, not yet known sorted), those
+  // come back too, in row_order(): where an operand turns out unsorted, or B repeats a column
+  // within a row, this object is void (stage 1 assumed sorted rows without repeats) and the
+  // caller settles the operand and makes another.
   BinnedSpgemm(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const BinnedSpgemmOptions& options,
-               const GpuContext& context);
+               const GpuContext& context, const binned::PendingRowOrder* a_order = nullptr,
+               const binned::PendingRowOrder* b_order = nullptr);
+  // The order of A (operand 0) or B (1) as checked with stage 2; sorted and unique when not asked.
+  binned::RowOrder row_order(int operand) const { return orders_[size_t(operand)]; }
+  // False when that check found A or B unsorted, or a row of B repeating a column.
+  bool usable() const { return orders_[0].sorted && orders_[1].sorted && orders_[1].unique; }
 
   int64_t products() const { return stats_.products; }
   // Working memory of one multiply: C~ of the largest panel, the per-row arrays, the bin lists.
@@ -151,6 +177,7 @@ class BinnedSpgemm {
   std::vector<int64_t> panel_rows_, panel_caps_;  // boundaries (rows, and C~ prefix there)
   BinnedSpgemmStats stats_;
   SideStream side_;  // for the merge rows (options.overlap_merge_rows)
+  std::array<binned::RowOrder, 2> orders_{};
 };
 
 // Numeric-only: values of C = A * B for C's pattern (c.values ignored) into `values` (c.nnz),
@@ -165,10 +192,18 @@ namespace binned {
 
 // A device matrix (any format, index widths, base, value type) to the canonical device CSR of
 // op(M) with sorted rows (one read back of flags for CSR input). *rows_unique (optional): whether
-// no row repeats a column (CSR input may, under a relaxed validation level).
+// no row repeats a column (CSR input may, under a relaxed validation level). With `pending`, a
+// CSR read in place (zero-based, int32 indices, values of type V, not transposed) comes back as it
+// is, its order check left in *pending for BinnedSpgemm to read along (no read back here; *rows_unique
+// untouched): settle_row_order then sorts it if it was not.
 template <typename V>
 DeviceCsr<V> prepare_operand(const RawSparse& raw, sparsetc_duplicates_t duplicates, bool transpose,
-                             const GpuContext& context, bool* rows_unique = nullptr);
+                             const GpuContext& context, bool* rows_unique = nullptr,
+                             PendingRowOrder* pending = nullptr);
+// Sorts the rows of an operand whose check found them unsorted; returns whether its rows are free
+// of repeated columns.
+template <typename V>
+bool settle_row_order(DeviceCsr<V>& csr, RowOrder order, const GpuContext& context);
 
 // C without the entries with |c| <= tolerance (NaN kept); one read back of the kept count.
 template <typename V>

@@ -35,19 +35,27 @@ constexpr int kThreads = kDenseThreads;
 // Sets the bits of every product of A's entries [as, ae) and returns the number of bits set, to
 // every thread. A thread per entry of A walks its row of B (256 rows of B in flight, where a warp
 // per entry would walk a long row of A's short rows of B one after the other); rows of B longer
-// than kAloneLength are walked by the whole warp, one after the other.
+// than kAloneLength are walked by the whole warp, one after the other, and rows of kBlockLength
+// or more by the whole block (bloweya: a few entries of A, one of them on a row of B of 10^4
+// entries, which one warp walked while seven waited).
 constexpr int kAloneLength = 64;
+constexpr int kBlockLength = 1024;
 template <typename V>
 __device__ int64_t set_row_bits(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, int64_t as, int64_t ae,
                                 int64_t words, uint32_t* bits, int64_t& block_total) {
   using Reduce = cubns::BlockReduce<int64_t, kThreads>;
   __shared__ typename Reduce::TempStorage reduce;
+  __shared__ int64_t shared_begin, shared_end;
+  __shared__ int claimant;
   const int tid = threadIdx.x, lane = tid & 31;
-  for (int64_t e0 = as; e0 < ae; e0 += kThreads) {  // warp-uniform trip count
+  if (tid == 0) claimant = kThreads;
+  __syncthreads();
+  for (int64_t e0 = as; e0 < ae; e0 += kThreads) {  // block-uniform trip count
     const int64_t e = e0 + tid;
     int64_t bs = 0, be = 0;
     if (e < ae) row_of_b(b, __ldg(a.col_idx + e), bs, be);
     const bool alone = be - bs <= kAloneLength;
+    bool block_row = be - bs >= kBlockLength;
     if (alone) {
       for (int64_t q0 = bs; q0 < be; q0 += kUnroll) {
         int32_t c[kUnroll];
@@ -59,7 +67,7 @@ __device__ int64_t set_row_bits(const DeviceCsrView<V>& a, const DeviceCsrView<V
           if (q0 + u < be) set_bit(bits, c[u]);
       }
     }
-    for (unsigned long_rows = __ballot_sync(kFullMask, !alone); long_rows != 0; long_rows &= long_rows - 1) {
+    for (unsigned long_rows = __ballot_sync(kFullMask, !alone && !block_row); long_rows != 0; long_rows &= long_rows - 1) {
       const int owner = __ffs(long_rows) - 1;
       const int64_t row_begin = __shfl_sync(kFullMask, bs, owner), row_end = __shfl_sync(kFullMask, be, owner);
       for (int64_t q0 = row_begin + lane; q0 < row_end; q0 += 32 * kUnroll) {
@@ -71,6 +79,29 @@ __device__ int64_t set_row_bits(const DeviceCsrView<V>& a, const DeviceCsrView<V
         for (int u = 0; u < kUnroll; ++u)
           if (q0 + 32 * u < row_end) set_bit(bits, c[u]);
       }
+    }
+    while (__syncthreads_or(block_row)) {  // one row of B at a time, the lowest thread's first
+      if (block_row) atomicMin(&claimant, tid);
+      __syncthreads();
+      const bool claimed = tid == claimant;
+      if (claimed) {
+        shared_begin = bs;
+        shared_end = be;
+        block_row = false;
+      }
+      __syncthreads();
+      if (claimed) claimant = kThreads;  // read by all before the barrier above
+      const int64_t row_begin = shared_begin, row_end = shared_end;
+      for (int64_t q0 = row_begin; q0 < row_end; q0 += int64_t(kThreads) * kUnroll) {  // block-uniform
+        int32_t c[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u)
+          if (q0 + tid + kThreads * u < row_end) c[u] = __ldg(b.col_idx + q0 + tid + kThreads * u);
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u)
+          if (q0 + tid + kThreads * u < row_end) set_bit(bits, c[u]);
+      }
+      __syncthreads();  // the row is read before the next claimant writes
     }
   }
   __syncthreads();

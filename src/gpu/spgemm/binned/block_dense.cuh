@@ -146,35 +146,49 @@ __device__ void add_pass(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, i
 
 // Writes the touched columns of [p0, p1) (p0 a multiple of 32) in order at out_cols/out_vals from
 // position `base`, clearing their bits and accumulator entries; returns the new base (to every
-// thread). Rounds of kDenseThreads words: thread j takes word j of the round (coalesced writes).
+// thread). Rounds of kDenseThreads words: a block scan of the words' bit counts places them; then
+// a warp whose words are sparse has each thread walk its own word's bits, and a warp whose
+// non-empty words average kLaneBitsMin bits or more takes them one word at a time, a lane per bit:
+// the stores of a word go to consecutive positions and the accumulator is read along consecutive
+// banks, where a thread walking a full word writes 32 positions a warp's stores apart and reads
+// the accumulator 32 words apart (H200, fp32, whole product: bloweya, rows of 10^4 entries, 6.1
+// against 6.9 ms; from 8 bits, no better there and more instructions on sparser words).
+constexpr int kLaneBitsMin = 16;
 template <typename V>
 __device__ int64_t compact_pass(int32_t p0, int32_t p1, V* acc, uint32_t* bits, int32_t* out_cols, V* out_vals,
                                 int64_t base, bool write) {
   using Scan = cubns::BlockScan<int32_t, kDenseThreads>;
   __shared__ typename Scan::TempStorage scan;
-  const int tid = threadIdx.x;
+  const int tid = threadIdx.x, lane = tid & 31;
+  const uint32_t below = (1u << lane) - 1u;
   const int32_t w_first = p0 >> 5, w_end = (p1 + 31) >> 5;
+  auto take = [&](int32_t c, int64_t at) {
+    if (write) {
+      out_cols[at] = c;
+      out_vals[at] = acc[c - p0];
+    }
+    acc[c - p0] = V(0);
+  };
   for (int32_t w0 = w_first; w0 < w_end; w0 += kDenseThreads) {
     const int32_t w = w0 + tid;
     const uint32_t word = w < w_end ? bits[w] : 0u;
     int32_t position, round_total;
     Scan(scan).ExclusiveSum(__popc(word), position, round_total);
-    if (word != 0) {
-      uint32_t left = word;
-      int64_t at = base + position;
-      while (left != 0) {
-        const int bit = __ffs(left) - 1;
-        left &= left - 1;
-        const int32_t c = w * 32 + bit;
-        if (write) {
-          out_cols[at] = c;
-          out_vals[at] = acc[c - p0];
-        }
-        ++at;
-        acc[c - p0] = V(0);
+    const unsigned nonempty = __ballot_sync(kFullMask, word != 0u);
+    const unsigned warp_bits = __reduce_add_sync(kFullMask, unsigned(__popc(word)));
+    if (warp_bits >= unsigned(kLaneBitsMin * __popc(nonempty))) {
+      for (unsigned left = nonempty; left != 0u; left &= left - 1u) {
+        const int owner = __ffs(int(left)) - 1;
+        const uint32_t owner_word = __shfl_sync(kFullMask, word, owner);
+        const int32_t owner_position = __shfl_sync(kFullMask, position, owner);
+        if ((owner_word >> lane) & 1u)
+          take((w - lane + owner) * 32 + lane, base + owner_position + __popc(owner_word & below));
       }
-      bits[w] = 0u;
+    } else {
+      int64_t at = base + position;
+      for (uint32_t left = word; left != 0u; left &= left - 1u) take(w * 32 + __ffs(int(left)) - 1, at++);
     }
+    if (word != 0u) bits[w] = 0u;
     base += round_total;
     __syncthreads();  // the scan storage is reused next round
   }

@@ -61,7 +61,7 @@ PanelBounds panel_bounds(const int64_t* cap_scan, int64_t rows, int64_t panels, 
 // the order of runs of up to 32 within a block's rows (which may change run to run); offsets[key]..offsets[key + 1] delimit a key's rows
 // (read back: a synchronisation point, which also reads the int64 at each non-null address of
 // `along` into read_along of the result).
-constexpr int kReadAlong = 2;
+constexpr int kReadAlong = 10;  // stage 1's two totals, the operands' order counters (BinnedSpgemm)
 struct ReadAlong {
   const int64_t* at[kReadAlong] = {};
 };

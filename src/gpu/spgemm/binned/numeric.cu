@@ -268,6 +268,24 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// c_vals[q] = acc[c_cols[q] - p0] for q in [first, last), kGatherLoads column loads in flight per
+// thread (a load at a time left a row of 10^4 entries of C, bloweya, waiting on 40 round trips).
+constexpr int kGatherLoads = 4;
+template <typename V>
+__device__ void gather_pass(const int32_t* __restrict__ c_cols, V* c_vals, int64_t first, int64_t last, int32_t p0,
+                            const V* acc) {
+  constexpr int64_t kThreads = block_dense::kDenseThreads;
+  for (int64_t q0 = first + threadIdx.x; q0 < last; q0 += kThreads * kGatherLoads) {
+    int32_t c[kGatherLoads];
+#pragma unroll
+    for (int u = 0; u < kGatherLoads; ++u)
+      if (q0 + u * kThreads < last) c[u] = __ldg(c_cols + q0 + u * kThreads);
+#pragma unroll
+    for (int u = 0; u < kGatherLoads; ++u)
+      if (q0 + u * kThreads < last) c_vals[q0 + u * kThreads] = acc[c[u] - p0];
+  }
+}
+
 // A persistent grid over the long rows the warps listed (long_rows[0..*long_count)).
 template <typename V>
 __global__ void __launch_bounds__(block_dense::kDenseThreads)
@@ -280,7 +298,6 @@ __global__ void __launch_bounds__(block_dense::kDenseThreads)
   const int32_t pass_width = shape.pass_width;
   const BlockDenseLayout<V> s = zeroed_scratch<V>(dynamic, b.cols, pass_width);
   const int32_t cols = int32_t(b.cols);
-  const int tid = threadIdx.x;
   const int64_t n = *long_count;
   for (int64_t item = next_item(counter); item < n; item = next_item(counter)) {
     const int64_t i = long_rows[item];
@@ -294,7 +311,7 @@ __global__ void __launch_bounds__(block_dense::kDenseThreads)
       // not written and leave nothing behind.
       const int64_t first = cs + (p0 > 0 ? lower_bound_in(c_cols + cs, ce - cs, p0) : 0);
       const int64_t last = p1 < cols ? cs + lower_bound_in(c_cols + cs, ce - cs, p1) : ce;
-      for (int64_t q = first + tid; q < last; q += kDenseThreads) c_vals[q] = s.acc[__ldg(c_cols + q) - p0];
+      gather_pass(c_cols, c_vals, first, last, p0, s.acc);
       __syncthreads();
       compact_pass<V>(p0, p1, s.acc, s.bits, nullptr, nullptr, 0, false);
     }

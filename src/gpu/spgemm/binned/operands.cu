@@ -62,25 +62,31 @@ __global__ void __launch_bounds__(256)
   if (threadIdx.x < 4 && block_counts[threadIdx.x] != 0) atomicAdd(counts + threadIdx.x, block_counts[threadIdx.x]);
 }
 
-struct RowOrder {
-  bool sorted = true, unique = true;
-};
-
-// The order of the rows of a CSR whose offsets are `row_ptr` (int64, or int32 to be widened into
-// `widened`): one launch and one read back.
+// Launches the order check of a CSR whose offsets are `row_ptr` (int64, or int32 to be widened
+// into `widened`); the four counters land in the returned buffer.
 template <typename Offset>
-RowOrder row_order(const int32_t* cols, const Offset* row_ptr, int64_t rows, int64_t nnz, int64_t* widened,
-                   const GpuContext& context) {
-  DeviceBuffer counts = gpuconv::buffer_of<unsigned long long>(4, context);
+DeviceBuffer launch_row_order(const int32_t* cols, const Offset* row_ptr, int64_t rows, int64_t nnz, int64_t* widened,
+                              const GpuContext& context) {
+  DeviceBuffer counts = gpuconv::buffer_of<unsigned long long>(kRowOrderCounters, context);
   SPARSETC_CUDA_CHECK(cudaMemsetAsync(counts.data(), 0, counts.size(), context.stream));
   const int64_t span = std::max(nnz, rows + 1);
   const unsigned blocks = unsigned(std::min<int64_t>((span + 1023) / 1024, 2048));
   row_order_kernel<Offset><<<blocks, 256, 0, context.stream>>>(cols, row_ptr, rows, nnz, widened,
                                                                counts.as<unsigned long long>());
   SPARSETC_CUDA_CHECK_LAUNCH();
-  unsigned long long host[4];
+  return counts;
+}
+
+RowOrder read_row_order(const DeviceBuffer& counts, const GpuContext& context) {
+  int64_t host[kRowOrderCounters];
   copy_device_to_host(host, counts.data(), sizeof host, context.stream);
-  return {host[0] == host[2], host[1] == host[3]};
+  return row_order_of(host);
+}
+
+template <typename Offset>
+RowOrder row_order(const int32_t* cols, const Offset* row_ptr, int64_t rows, int64_t nnz, int64_t* widened,
+                   const GpuContext& context) {
+  return read_row_order(launch_row_order(cols, row_ptr, rows, nnz, widened, context), context);
 }
 
 template <typename V>
@@ -104,10 +110,10 @@ void sort_rows(DeviceCsr<V>& m, const GpuContext& context) {
 
 // A zero-based CSR with int32 column indices and values of type V is read in place (its column
 // indices and values borrowed, its offsets borrowed when int64, else widened by the order check):
-// no copy of the entries. Returns its row order (the check's one read back); nullopt when the
+// no copy of the entries. Returns the order check's counters (not read yet); nullopt when the
 // matrix is not in that form.
 template <typename V>
-std::optional<RowOrder> read_in_place(const RawSparse& raw, DeviceCsr<V>& csr, const GpuContext& context) {
+std::optional<DeviceBuffer> read_in_place(const RawSparse& raw, DeviceCsr<V>& csr, const GpuContext& context) {
   constexpr sparsetc_value_type_t kType = std::is_same_v<V, double> ? SPARSETC_VALUE_F64 : SPARSETC_VALUE_F32;
   if (raw.format != SPARSETC_FORMAT_CSR || raw.index_type != SPARSETC_INDEX_32 || raw.base != SPARSETC_BASE_ZERO ||
       raw.value_type != kType || (raw.offset_type != SPARSETC_INDEX_32 && raw.offset_type != SPARSETC_INDEX_64) ||
@@ -121,31 +127,39 @@ std::optional<RowOrder> read_in_place(const RawSparse& raw, DeviceCsr<V>& csr, c
   const auto* cols = static_cast<const int32_t*>(raw.indices);
   if (raw.offset_type == SPARSETC_INDEX_64) {
     csr.row_ptr = DeviceBuffer::borrow(raw.offsets, size_t(raw.rows + 1) * sizeof(int64_t));
-    return row_order(cols, static_cast<const int64_t*>(raw.offsets), raw.rows, raw.nnz, nullptr, context);
+    return launch_row_order(cols, static_cast<const int64_t*>(raw.offsets), raw.rows, raw.nnz, nullptr, context);
   }
   csr.row_ptr = gpuconv::buffer_of<int64_t>(raw.rows + 1, context);
-  return row_order(cols, static_cast<const int32_t*>(raw.offsets), raw.rows, raw.nnz, csr.row_ptr.template as<int64_t>(),
-                   context);
+  return launch_row_order(cols, static_cast<const int32_t*>(raw.offsets), raw.rows, raw.nnz,
+                          csr.row_ptr.template as<int64_t>(), context);
 }
 
 }  // namespace
 
+RowOrder row_order_of(const int64_t (&counters)[kRowOrderCounters]) {
+  return {counters[0] == counters[2], counters[1] == counters[3]};
+}
+
+template <typename V>
+bool settle_row_order(DeviceCsr<V>& csr, RowOrder order, const GpuContext& context) {
+  if (order.sorted) return order.unique;
+  sort_rows(csr, context);
+  return row_order(csr, context).unique;  // a repeat may have been out of place
+}
+
 template <typename V>
 DeviceCsr<V> prepare_operand(const RawSparse& raw, sparsetc_duplicates_t duplicates, bool transpose,
-                             const GpuContext& context, bool* rows_unique) {
+                             const GpuContext& context, bool* rows_unique, PendingRowOrder* pending) {
   DeviceCsr<V> csr;
-  std::optional<RowOrder> in_place = read_in_place(raw, csr, context);
+  std::optional<DeviceBuffer> in_place = read_in_place(raw, csr, context);
+  if (in_place && pending != nullptr && !transpose) {  // the caller reads the order with stage 2
+    pending->counters = std::move(*in_place);
+    return csr;
+  }
   if (!in_place) csr = gpu_normalize<V>(raw, duplicates, context);
   bool unique = true;
-  if (raw.format == SPARSETC_FORMAT_CSR) {  // COO and CSC come out sorted and unique
-    const RowOrder order = in_place ? *in_place : row_order(csr, context);
-    if (!order.sorted) {
-      sort_rows(csr, context);
-      unique = row_order(csr, context).unique;  // a repeat may have been out of place
-    } else {
-      unique = order.unique;
-    }
-  }
+  if (raw.format == SPARSETC_FORMAT_CSR)  // COO and CSC come out sorted and unique
+    unique = settle_row_order(csr, in_place ? read_row_order(*in_place, context) : row_order(csr, context), context);
   if (rows_unique) *rows_unique = unique;  // a repeated entry of M is one of M^T too
   if (!transpose) return csr;
   DeviceCsc<V> csc = gpu_csr_to_csc<V>(csr.view(), context);  // the CSC of M is the CSR of M^T
@@ -160,8 +174,10 @@ DeviceCsr<V> prepare_operand(const RawSparse& raw, sparsetc_duplicates_t duplica
 }
 
 template DeviceCsr<float> prepare_operand<float>(const RawSparse&, sparsetc_duplicates_t, bool, const GpuContext&,
-                                                 bool*);
+                                                 bool*, PendingRowOrder*);
 template DeviceCsr<double> prepare_operand<double>(const RawSparse&, sparsetc_duplicates_t, bool, const GpuContext&,
-                                                   bool*);
+                                                   bool*, PendingRowOrder*);
+template bool settle_row_order<float>(DeviceCsr<float>&, RowOrder, const GpuContext&);
+template bool settle_row_order<double>(DeviceCsr<double>&, RowOrder, const GpuContext&);
 
 }  // namespace sparsetc::detail::binned
