@@ -406,7 +406,6 @@ void check_block_dense(BinnedSpgemm& t) {
     sd::BinnedSpgemmOptions passes;
     passes.block_dense_bytes = 16 << 10;
     passes.block_dense_passes = 64;
-    passes.block_dense_one_pass_bytes = 0;
     const Result<V> many = multiply<V>(o.a, o.b, ctx, passes);
     EXPECT_GT(many.stats.block_dense_passes, 1);  // 2 on 5003 columns in fp32, up to 16 on 20011 in fp64
     EXPECT_TRUE(bitwise_equal(many.c, run.c)) << many.stats.block_dense_passes << " passes, seed " << seed;

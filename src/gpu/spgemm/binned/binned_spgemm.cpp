@@ -92,12 +92,8 @@ BinnedSpgemm<V>::BinnedSpgemm(const DeviceCsrView<V>& a, const DeviceCsrView<V>&
           " rows; at most 2^31 - 1 are supported");
   options_.merge_initial_capacity =
       std::clamp<int64_t>(options_.merge_initial_capacity, 1, binned::kMergeInitialCapacity);
-  if (options_.block_dense && options_.b_rows_unique) {
+  if (options_.block_dense && options_.b_rows_unique)
     dense_shape_ = binned::block_dense_shape<V>(b.cols, options_.block_dense_bytes, options_.block_dense_passes);
-    if (dense_shape_.passes > 1 && options_.block_dense_one_pass_bytes > options_.block_dense_bytes)
-      if (const binned::BlockDenseShape one = binned::block_dense_shape<V>(b.cols, options_.block_dense_one_pass_bytes, 1))
-        dense_shape_ = one;
-  }
   dense_shape_.stream_min_entries = options_.block_dense_stream_min_entries;
   dense_shape_.stream_long_row_of_b = options_.block_dense_stream_long_row_of_b;
   stats_.block_dense_passes = dense_shape_.passes;

@@ -88,10 +88,10 @@ struct BinnedSpgemmOptions {
   int block_dense_first_bin = binned::kFirstEscBin + 2;
   size_t block_dense_bytes = size_t(100) << 10;
   int block_dense_passes = 8;
-  // When B's columns need several passes in block_dense_bytes but one in this many bytes, one pass
-  // (one block per SM): a long row of A walks its rows of B once per pass (H200, fp32: bloweya, two
-  // passes 9.99 ms, one 8.07; cage11 0.625 / 0.639). 0: never.
-  size_t block_dense_one_pass_bytes = size_t(200) << 10;
+  // (One pass in up to 200 KB, one block per SM, where block_dense_bytes needs several, was the
+  // rule until the compaction took full words a lane per bit: now bloweya, fp32, two passes in
+  // 100 KB take 5.1 ms and one pass 6.0; cage11, rgg, delaunay_n15, vt2010, de2010 within the
+  // runs' spread; in fp64 ca-AstroPh, memplus, EX5, wiki-Vote too. H200, C API, median of 25.)
   // Chunks of rows of A of at least this many entries over mostly short rows of B (and none of
   // block_dense_stream_long_row_of_b or more) are added by one warp without barriers
   // (BlockDenseShape).
