@@ -104,12 +104,12 @@ class BinnedSpgemmExecutor final : public SpgemmExecutor {
     const GpuContext context = handle_.gpu();
     const binned::PendingRowOrder* b_order = b_is_a() ? &a_order_ : &b_order_;
     pipeline_ = std::make_unique<BinnedSpgemm<V>>(a_.view(), b().view(), options, context, &a_order_, b_order);
-    const binned::RowOrder a_order = pipeline_->row_order(0), b_found = pipeline_->row_order(1);
+    const binned::RowOrder a_found = pipeline_->row_order(0), b_found = pipeline_->row_order(1);
     a_order_ = {};
     b_order_ = {};
     if (pipeline_->usable()) return;
     pipeline_.reset();
-    const bool a_unique = binned::settle_row_order(a_, a_order, context);
+    const bool a_unique = binned::settle_row_order(a_, a_found, context);
     b_unique_ = b_is_a() ? a_unique : binned::settle_row_order(b_, b_found, context);
     options.b_rows_unique = b_unique_;
     pipeline_ = std::make_unique<BinnedSpgemm<V>>(a_.view(), b().view(), options, context);

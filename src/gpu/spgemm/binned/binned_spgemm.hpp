@@ -6,9 +6,9 @@
 // ranges) whose pieces are concatenated. docs/spgemm.md describes the pipeline and its numbers.
 //
 // Host synchronisation points, all documented read-backs of sizes: the product count (stage 1) with
-// the bin offsets of all rows (stage 2) and the operands' pending order checks, the panel boundaries and per panel its bin offsets when
-// there are several panels, the overflow count of each merge round (and the new arena's size when
-// rows grew), and the panel's entry count.
+// the bin offsets of all rows (stage 2) and the operands' pending order checks, the panel
+// boundaries and per panel its bin offsets when there are several panels, the overflow count of
+// each merge round (and the new arena's size when rows grew), and the panel's entry count.
 //
 // This header is included from .cpp files: no device code.
 #pragma once
@@ -88,10 +88,9 @@ struct BinnedSpgemmOptions {
   int block_dense_first_bin = binned::kFirstEscBin + 2;
   size_t block_dense_bytes = size_t(100) << 10;
   int block_dense_passes = 8;
-  // (One pass in up to 200 KB, one block per SM, where block_dense_bytes needs several, was the
-  // rule until the compaction took full words a lane per bit: now bloweya, fp32, two passes in
-  // 100 KB take 5.1 ms and one pass 6.0; cage11, rgg, delaunay_n15, vt2010, de2010 within the
-  // runs' spread; in fp64 ca-AstroPh, memplus, EX5, wiki-Vote too. H200, C API, median of 25.)
+  // (B's columns that need several passes in block_dense_bytes get them: one pass in up to 200 KB,
+  // a block per SM, lost once the compaction took full words a lane per bit, H200, fp32: bloweya
+  // 6.0 against 5.1 ms; cage11, rgg, delaunay_n15, vt2010, de2010 within the runs' spread.)
   // Chunks of rows of A of at least this many entries over mostly short rows of B (and none of
   // block_dense_stream_long_row_of_b or more) are added by one warp without barriers
   // (BlockDenseShape).

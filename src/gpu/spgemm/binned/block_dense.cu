@@ -123,8 +123,8 @@ __device__ void clear_bits(uint32_t* bits, int64_t words) {
 // to the largest last column of its rows of B), adding then compacting. Returns its length. Passes
 // over the span only, not all of B's columns: a row on a band of B's columns takes one pass where B
 // needs several (fp64 accumulators hold half the columns of fp32's), and its compaction scans the
-// span's words only (H200, C API, fp64: cage11 0.674 → 0.589 ms, bcsstk33 0.589 → 0.544, wiki-Vote
-// 0.431 → 0.399; fp32: cage11 0.552 → 0.509, rgg_n_2_15_s0 0.297 → 0.279).
+// span's words only (H200, C API: cage11 fp64 0.63-0.67 → 0.59 ms, fp32 0.55-0.63 → 0.51; on
+// others within the spread between runs, docs/performance.md).
 template <typename V>
 __device__ int64_t dense_row(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, int64_t as, int64_t ae,
                              ColumnSpan span, const BlockDenseShape& shape, bool bits_ready,
