@@ -71,10 +71,6 @@ __device__ __forceinline__ int last_not_above(const T* a, int n, T key) {
   return lo;
 }
 
-// The first and last column met by the products of A's entries [as, ae): the rows of B met are
-// sorted, so their first and last entries suffice. Every thread of the block calls it (threads over
-// the entries; two barriers) and gets {lo, hi}; {INT32_MAX, -1} when no product. `span` is the
-// block's shared pair, free again when this returns.
 // This thread's share of a row's column span: the first and last column of the rows of B that
 // entries begin, begin + step, ... (< end) of A meet (B's rows are sorted), folded into lo and hi;
 // the caller reduces over the threads that share the row.
@@ -90,10 +86,16 @@ __device__ __forceinline__ void span_share(const DeviceCsrView<V>& a, const Devi
   }
 }
 
+// A row's column span, lo..hi; hi < lo when the row has no product.
 struct ColumnSpan {
   int32_t lo, hi;
   __device__ int64_t width() const { return int64_t(hi) - int64_t(lo) + 1; }
 };
+
+// The first and last column met by the products of A's entries [as, ae): the rows of B met are
+// sorted, so their first and last entries suffice. Every thread of the block calls it (threads over
+// the entries; three barriers) and gets {lo, hi}; {INT32_MAX, -1} when no product. `span` is the
+// block's shared pair, free again when this returns.
 template <typename V>
 __device__ ColumnSpan block_column_span(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, int64_t as, int64_t ae,
                                         ColumnSpan& span) {
