@@ -367,9 +367,10 @@ TEST_F(BinnedSpgemm, DenseWindowRowsMatchReferenceAndNumericReuse) {
 // The block dense accumulator (block_dense.cu): ESC rows of bins 35/36 whose columns span too
 // wide for a warp's window and that are too long to hash (u ~ 600-2400 over 20011 columns), and
 // merge rows (u ~ 12000-18000 over 9001 columns, results longer than their first region: counted,
-// grown, redone). Against the reference and, bit for bit, against the paper's kernels (ESC sort,
-// merge path), in many passes over B's columns (a small shared-memory budget), with every chunk of
-// short rows of B streamed by one warp, after the growth of every merge row, and numeric-only reuse.
+// grown, redone; and over 30015 columns, results that fit it). Against the reference and, bit for
+// bit, against the paper's kernels (ESC sort, merge path), in many passes over B's columns (a small
+// shared-memory budget), with every chunk of short rows of B streamed by one warp, after the growth
+// of every merge row, and numeric-only reuse.
 template <typename V>
 void check_block_dense(BinnedSpgemm& t) {
   const uint64_t seed = sparsetc_test::fresh_seed();
@@ -382,11 +383,20 @@ void check_block_dense(BinnedSpgemm& t) {
   // rows of 400 entries (bin 35) stream only when the rule is lowered.
   const CsrMatrix<double> sa = rounded<V>(random_rows(61, 20000, {0, 400, 1100, 3000}, seed + 4)),
                           sb = rounded<V>(random_rows(20000, 5003, {0, 1, 3, 5, 9}, seed + 5));
+  // Merge rows (u ~ 9000-18000) over short rows of B (30-60) on every 15th of 30015 columns: rows
+  // of C of at most 2001 entries, which fit their first region (their bits are set by the symbolic
+  // pass, not while adding), spanning more columns than a pass holds (fp32 two passes in the
+  // default 100 KB, fp64 three).
+  const CsrMatrix<double> ra = rounded<V>(random_rows(97, 3000, {200, 300}, seed + 6));
+  CsrMatrix<double> rb = rounded<V>(random_rows(3000, 2001, {30, 60}, seed + 7));
+  rb.cols *= 15;
+  for (int64_t& c : rb.col_idx) c *= 15;
   struct Case {
     Operands o;
     int64_t rows;  // rows of bins 35..37 (u > 512) at least (in expectation several times more)
   };
-  for (const Case& k : {Case{{ea, eb}, 150}, Case{{ma, mb}, 150}, Case{{sa, sb}, 15}}) {
+  for (const Case& k :
+       {Case{{ea, eb}, 150}, Case{{ma, mb}, 150}, Case{{sa, sb}, 15}, Case{{ra, rb}, 90}}) {
     const Operands& o = k.o;
     const Result<V> run = multiply<V>(o.a, o.b, ctx);
     EXPECT_GE(run.stats.block_dense_passes, 1);  // fp64 on 20011 columns: 2 passes in the default 100 KB
