@@ -58,9 +58,9 @@ PanelBounds panel_bounds(const int64_t* cap_scan, int64_t rows, int64_t panels, 
 
 // ---- Stage 2: rows [r0, r1) into the 38 bins. Writes bin[i] and count[i] for bins 0 and 1;
 // rows (int32, relative to r0) grouped by sort_key (bins.hpp), a key's rows in row order but for
-// the order of runs of up to 32 within a block's rows (which may change run to run); offsets[key]..offsets[key + 1] delimit a key's rows
-// (read back: a synchronisation point, which also reads the int64 at each non-null address of
-// `along` into read_along of the result).
+// the order of runs of up to 32 within a block's rows (which may change run to run);
+// offsets[key]..offsets[key + 1] delimit a key's rows (read back: a synchronisation point, which
+// also reads the int64 at each non-null address of `along` into read_along of the result).
 constexpr int kReadAlong = 10;  // stage 1's two totals, the operands' order counters (BinnedSpgemm)
 struct ReadAlong {
   const int64_t* at[kReadAlong] = {};
@@ -125,8 +125,8 @@ void esc_rows(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int32_
 // a dense window, else one with u <= kHashSlots (and modes.hash) to a hash table when the bin's
 // probe (a launch over its first rows) showed compression in the tally (products probed, distinct
 // columns: two counters); the others are appended to rest (in no particular order) for esc_rows.
-// paths[0..2] += rows dense, hashed, left (paths[2] is the length of rest). The caller zeroes paths and tally first. B's rows must not
-// repeat a column.
+// paths[0..2] += rows dense, hashed, left (paths[2] is the length of rest). The caller zeroes
+// paths and tally first. B's rows must not repeat a column.
 struct AccumulatorModes {
   bool dense = true, hash = true;
   int min_row_of_b = 16;    // products per entry of A a row needs (BinnedSpgemmOptions)
