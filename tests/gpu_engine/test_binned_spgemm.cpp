@@ -491,6 +491,7 @@ void check_short_rows(BinnedSpgemm& t) {
   EXPECT_GT(registers.stats.bin_rows[20], 0) << "seed " << seed;  // a 32-lane group
   sd::BinnedSpgemmOptions heap;
   heap.short_group_warps = 0;
+  heap.heap_rows_sorted = false;
   EXPECT_TRUE(bitwise_equal(multiply<V>(a, b, t.context(), heap).c, registers.c)) << "against the heap, seed " << seed;
   heap.heap_queue_in_registers = false;  // heaps of up to 8 nodes in shared memory, not in registers
   EXPECT_TRUE(bitwise_equal(multiply<V>(a, b, t.context(), heap).c, registers.c))
@@ -499,6 +500,51 @@ void check_short_rows(BinnedSpgemm& t) {
 }
 TEST_F(BinnedSpgemm, ShortRowsInRegistersMatchHeapFloat) { check_short_rows<float>(*this); }
 TEST_F(BinnedSpgemm, ShortRowsInRegistersMatchHeapDouble) { check_short_rows<double>(*this); }
+
+// Rows sorted in registers, a thread per row (register_sort.cu): the heap's rows (8, 16 and 32 keys)
+// and bin 33's of u <= 64 (64 keys; the warps take the rest of the bin), however few, against the
+// reference and the heap (its queue in registers and in shared memory) and the warps, bit for bit,
+// and run to run. Narrow B (311 columns): runs of equal columns to fold; rows of A of 40 entries
+// meeting mostly empty rows of B. Then B's columns moved to the top of the widest B the 32-bit keys
+// hold (the largest keys one below the empty key) and of one column more (the heap and the warps
+// take the rows): the same entries, moved, the same bits.
+template <typename V>
+void check_register_sort(BinnedSpgemm& t) {
+  const uint64_t seed = sparsetc_test::fresh_seed();
+  const CsrMatrix<double> a = rounded<V>(random_rows(4001, 1203, {0, 1, 2, 3, 4, 5, 7, 9, 40}, seed)),
+                          b = rounded<V>(random_rows(1203, 311, {0, 0, 0, 1, 2, 3, 5, 8}, seed + 1));
+  sd::BinnedSpgemmOptions sorted;
+  sorted.short_group_warps = 0;
+  const Result<V> sort = multiply<V>(a, b, t.context(), sorted);
+  EXPECT_TRUE(matches_reference(sort.c, a, b)) << "seed " << seed;
+  for (const int keys : {8, 16, 32}) {  // rows in every u range: 2..8, 9..16, 17..32
+    int64_t rows = 0;
+    for (int u = keys == 8 ? 2 : keys / 2 + 1; u <= keys; ++u) rows += sort.stats.bin_rows[size_t(u)];
+    EXPECT_GT(rows, 50) << keys << " keys, seed " << seed;
+  }
+  EXPECT_GT(sort.stats.bin_rows[size_t(sd::binned::kFirstEscBin)], 100) << "seed " << seed;
+  sd::BinnedSpgemmOptions heap = sorted;
+  heap.heap_rows_sorted = heap.middle_rows_sorted = false;
+  EXPECT_TRUE(bitwise_equal(multiply<V>(a, b, t.context(), heap).c, sort.c)) << "against the heap, seed " << seed;
+  heap.heap_queue_in_registers = false;
+  EXPECT_TRUE(bitwise_equal(multiply<V>(a, b, t.context(), heap).c, sort.c))
+      << "against the shared-memory heap, seed " << seed;
+  EXPECT_TRUE(bitwise_equal(multiply<V>(a, b, t.context(), sorted).c, sort.c)) << "repeat, seed " << seed;
+
+  for (const int64_t cols : {sd::binned::kRegisterSortMaxColumns, sd::binned::kRegisterSortMaxColumns + 1}) {
+    const int64_t shift = cols - b.cols;
+    CsrMatrix<double> wide = b;
+    wide.cols = cols;
+    for (int64_t& c : wide.col_idx) c += shift;
+    Result<V> moved = multiply<V>(a, wide, t.context(), sorted);
+    EXPECT_EQ(moved.c.cols, cols);
+    moved.c.cols = b.cols;
+    for (int64_t& c : moved.c.col_idx) c -= shift;
+    EXPECT_TRUE(bitwise_equal(moved.c, sort.c)) << "B of " << cols << " columns, seed " << seed;
+  }
+}
+TEST_F(BinnedSpgemm, RegisterSortMatchesHeapFloat) { check_register_sort<float>(*this); }
+TEST_F(BinnedSpgemm, RegisterSortMatchesHeapDouble) { check_register_sort<double>(*this); }
 
 // Rows of u <= 128 by one warp per row (middle_rows.cu): bin 33 (the default) and the heap bins
 // (short_rows_in_warps; by default the small u ranges go to groups) against the reference, the
@@ -531,8 +577,12 @@ void check_middle_rows(BinnedSpgemm& t) {
     for (int k = 2; k <= sd::binned::kHeapMaxBound; ++k) short_rows += short_warps.stats.bin_rows[size_t(k)];
     EXPECT_GT(short_rows, 100) << "seed " << seed;
     EXPECT_TRUE(bitwise_equal(short_warps.c, warps.c)) << "short rows by warps against the default, seed " << seed;
-    sd::BinnedSpgemmOptions heap;
-    heap.short_group_warps = 0;
+    sd::BinnedSpgemmOptions sorted;
+    sorted.short_group_warps = 0;
+    EXPECT_TRUE(bitwise_equal(multiply<V>(c.a, c.b, t.context(), sorted).c, warps.c))
+        << "against the register sort, seed " << seed;
+    sd::BinnedSpgemmOptions heap = sorted;
+    heap.heap_rows_sorted = heap.middle_rows_sorted = false;
     EXPECT_TRUE(bitwise_equal(multiply<V>(c.a, c.b, t.context(), heap).c, warps.c)) << "against the heap, seed " << seed;
   }
 }

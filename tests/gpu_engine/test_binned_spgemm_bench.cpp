@@ -19,7 +19,9 @@
 //    with the short rows a warp per row and with the short rows all in the heap (the rule of BinnedSpgemmOptions::short_group_warps off), and with
 //    the merge rows all in the merge path (no global dense windows, no block dense accumulator), without
 //    the block dense accumulator, with it from bin 34, with 200 KB of shared memory per block, and
-//    with heaps of up to 8 and of up to 32 nodes (BinnedSpgemmOptions::heap_largest_capacity).
+//    with heaps of up to 8 and of up to 32 nodes (BinnedSpgemmOptions::heap_largest_capacity), and
+//    with the heap's rows in the heap rather than sorted in registers. SPARSETC_BENCH_ESC=a|b runs
+//    only the variants whose names contain a or b.
 // Peak memory: ours from the allocator's accounting (above what existed before the run), cuSPARSE's
 // its buffers (buffer3 counted while it lives) plus C.
 #include <cuda_runtime_api.h>
@@ -82,7 +84,16 @@ TEST(BinnedSpgemmBench, AgainstCusparse) {
   double log_sum = 0;
   int counted = 0;
   double worst = 1e30;
-  const bool esc_variants = std::getenv("SPARSETC_BENCH_ESC") && std::string(std::getenv("SPARSETC_BENCH_ESC")) == "1";
+  const std::string esc_variants = std::getenv("SPARSETC_BENCH_ESC") ? std::getenv("SPARSETC_BENCH_ESC") : "";
+  auto variant_chosen = [&esc_variants](const std::string& name) {
+    if (esc_variants == "1") return true;
+    for (size_t from = 0; from < esc_variants.size();) {
+      const size_t bar = std::min(esc_variants.find('|', from), esc_variants.size());
+      if (bar > from && name.find(esc_variants.substr(from, bar - from)) != std::string::npos) return true;
+      from = bar + 1;
+    }
+    return false;
+  };
   for (const std::string& spec : specs()) {
     sd::CsrMatrix<double> host;
     if (spec.find(':') == std::string::npos) {
@@ -164,7 +175,7 @@ TEST(BinnedSpgemmBench, AgainstCusparse) {
         {"short rows in registers", [](auto& o) { o.short_rows_in_registers = true; }},
         {"bin 33 a block per row", [](auto& o) { o.middle_rows_in_warps = false; }},
         {"short rows a warp per row", [](auto& o) { o.short_rows_in_warps = true; }},
-        {"short rows all in the heap", [](auto& o) { o.short_group_warps = 0; }},
+        {"short rows all in the heap", [](auto& o) { o.short_group_warps = 0, o.heap_rows_sorted = false; }},
         {"merge rows without global windows", [](auto& o) { o.global_windows = o.block_dense = false; }},
         {"without the block dense accumulator", [](auto& o) { o.block_dense = false; }},
         {"block dense from bin 34", [](auto& o) { o.block_dense_first_bin = sd::binned::kFirstAccumulatorBin; }},
@@ -172,14 +183,20 @@ TEST(BinnedSpgemmBench, AgainstCusparse) {
         {"heaps of up to 8 nodes", [](auto& o) { o.heap_largest_capacity = 8; }},
         {"heaps of up to 32 nodes", [](auto& o) { o.heap_largest_capacity = 32; }},
         {"heaps in shared memory", [](auto& o) { o.heap_queue_in_registers = false; }},
+        {"heap rows in the heap", [](auto& o) { o.heap_rows_sorted = false; }},
+        {"bin 33 all in the warps", [](auto& o) { o.middle_rows_sorted = false; }},
+        {"short rows and bin 33 all sorted", [](auto& o) { o.short_group_warps = 0; }},
+        {"short rows all sorted", [](auto& o) { o.short_group_warps = 0; }},
+        {"short rows all sorted, heaps of up to 32 nodes",
+         [](auto& o) { o.short_group_warps = 0, o.heap_largest_capacity = 32; }},
         {"one-warp chunks from 256 entries", [](auto& o) { o.block_dense_stream_min_entries = 256; }},
         {"one-warp chunks from 256, rows of B < 256",
          [](auto& o) { o.block_dense_stream_min_entries = o.block_dense_stream_long_row_of_b = 256; }},
         {"one-warp chunks from 64 entries", [](auto& o) { o.block_dense_stream_min_entries = 64; }},
     };
     std::string variant_times;
-    if (esc_variants)
-      for (const Variant& v : variants) {
+    for (const Variant& v : variants)
+      if (variant_chosen(v.first)) {
         variant = {};
         v.second(variant);
         char text[96];
@@ -223,7 +240,7 @@ TEST(BinnedSpgemmBench, AgainstCusparse) {
                 (long long)st.bin_rows[37], (long long)st.esc_paths[0], (long long)st.esc_paths[1],
                 (long long)st.esc_paths[2], (long long)st.grow_rounds, (long long)st.panels,
                 (long long)st.block_dense_passes);
-    if (esc_variants) std::printf("    %s: %sdefault %.3f ms\n", spec.c_str(), variant_times.c_str(), our_ms);
+    if (!variant_times.empty()) std::printf("    %s: %sdefault %.3f ms\n", spec.c_str(), variant_times.c_str(), our_ms);
     const double numeric_ms = median_ms(stream, runs, [&] {
       sd::binned_numeric(a.view(), a.view(), c.view(), c.values.as<float>(), ctx);
       return true;

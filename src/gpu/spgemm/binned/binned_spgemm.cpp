@@ -196,7 +196,8 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
     const binned::BinnedRows& binned_rows = all_rows_ ? *all_rows_ : panel_rows;
     const int32_t* rows = binned_rows.rows.as<const int32_t>();
     auto rows_of = [&](int key) { return binned_rows.end(key) - binned_rows.begin(key); };
-    for (int k : {0, 1, 33, 34, 35, 36, 37}) stats_.bin_rows[size_t(k)] += rows_of(k);
+    auto rows_of_bin = [&](int bin) { return binned_rows.bin_end(bin) - binned_rows.bin_begin(bin); };
+    for (int k : {0, 1, 33, 34, 35, 36, 37}) stats_.bin_rows[size_t(k)] += rows_of_bin(k);
     for (int c = 0; c < binned::kHeapClasses; ++c)
       for (int u = 2; u <= binned::kHeapMaxBound; ++u)
         stats_.bin_rows[size_t(u)] += rows_of(binned::kHeapKeyBase + c * 31 + (u - 2));
@@ -207,7 +208,7 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
     // (wiki-Vote: 80 merge rows on 80 SMs for 0.2 ms). Their buffers come from the main stream
     // before the fork, a growth round's arenas from the side stream, and the barrier (declared
     // after them all) orders both streams before any of them is freed. With stage times, in turn.
-    const int64_t merge_rows = rows_of(kMergeBin);
+    const int64_t merge_rows = rows_of_bin(kMergeBin);
     const bool overlap = merge_rows > 0 && options_.overlap_merge_rows && !options_.time_stages;
     DeviceBuffer states = buffer_of<binned::MergeRow<V>>(merge_rows, ctx);
     DeviceBuffer list = buffer_of<int32_t>(merge_rows, ctx), overflow = buffer_of<int32_t>(merge_rows, ctx);
@@ -233,8 +234,8 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
     };
     auto start_merge = [&] {
       if (merge_rows == 0) return;
-      binned::init_merge_rows(a_, bound_.as<const int64_t>(), rows, binned_rows.begin(kMergeBin),
-                              binned_rows.end(kMergeBin), t, state, list.as<int32_t>(), merge_ctx);
+      binned::init_merge_rows(a_, bound_.as<const int64_t>(), rows, binned_rows.bin_begin(kMergeBin),
+                              binned_rows.bin_end(kMergeBin), t, state, list.as<int32_t>(), merge_ctx);
       merge_round();
     };
     auto finish_merge = [&] {  // checkpoint, grow, relaunch until no row overflows
@@ -270,7 +271,9 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
         const bool groups = options_.short_rows_in_registers || options_.short_rows_in_warps ||
                             binned::heap_capacity(c) > options_.heap_largest_capacity ||
                             (end - begin) * lanes <= options_.short_group_warps * 32;
-        if (!groups) {
+        if (!groups && options_.heap_rows_sorted && b_.cols <= binned::kRegisterSortMaxColumns) {
+          binned::register_sort_rows(a_, b_, rows, begin, end, lanes, t, count.as<int64_t>(), ctx);
+        } else if (!groups) {
           binned::heap_rows(a_, b_, rows, begin, end, binned::heap_capacity(c), options_.heap_queue_in_registers, t,
                             count.as<int64_t>(), ctx);
         } else if (options_.short_rows_in_warps || (lanes == 32 && !options_.short_rows_in_registers)) {
@@ -290,7 +293,7 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
     const int accumulator_bins = kMergeBin - first_accumulator_bin;
     int64_t accumulated = 0;
     if ((modes.dense || modes.hash) && options_.b_rows_unique)
-      for (int k = first_accumulator_bin; k < kMergeBin; ++k) accumulated = std::max(accumulated, rows_of(k));
+      for (int k = first_accumulator_bin; k < kMergeBin; ++k) accumulated = std::max(accumulated, rows_of_bin(k));
     DeviceBuffer rest = buffer_of<int32_t>(accumulated, ctx);
     DeviceBuffer paths = buffer_of<int32_t>(accumulated > 0 ? 3 * accumulator_bins : 0, ctx);
     DeviceBuffer tally = buffer_of<unsigned long long>(accumulated > 0 ? 2 * accumulator_bins : 0, ctx);
@@ -299,13 +302,22 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
       SPARSETC_CUDA_CHECK(cudaMemsetAsync(tally.data(), 0, tally.size(), ctx.stream));
     }
     // The rows the accumulators leave (or all, without them): the block dense accumulator from
-    // block_dense_first_bin on when B fits it, else the ESC sort: bin 33 in one warp's registers,
-    // of bin 34 the rows of u <= 256 in one warp's registers and the others in a block.
+    // block_dense_first_bin on when B fits it, else the ESC sort: bin 33 in one warp's registers
+    // (of u <= 64 a thread's, where the bin has many rows), of bin 34 the rows of u <= 256 in one
+    // warp's registers and the others in a block.
     auto sort_or_dense = [&](int k, const int32_t* list, int64_t begin, int64_t end, const int32_t* listed) {
       if (dense_shape_ && k >= options_.block_dense_first_bin) {
         binned::block_dense_rows(a_, b_, list, begin, end, t, count.as<int64_t>(), dense_shape_, ctx, listed);
       } else if (k == kFirstEscBin && options_.middle_rows_in_warps) {
-        binned::middle_rows(a_, b_, list, begin, end, t, count.as<int64_t>(), ctx, listed);
+        int64_t warps_from = begin;  // the bin's own rows: those of u <= kShortEscBound first
+        const int64_t short_end = binned_rows.end(binned::kShortEscKey);
+        if (listed == nullptr && options_.middle_rows_sorted && short_end - begin > options_.short_group_warps &&
+            b_.cols <= binned::kRegisterSortMaxColumns) {
+          binned::register_sort_rows(a_, b_, list, begin, short_end, int(binned::kShortEscBound), t,
+                                     count.as<int64_t>(), ctx);
+          warps_from = short_end;
+        }
+        binned::middle_rows(a_, b_, list, warps_from, end, t, count.as<int64_t>(), ctx, listed);
       } else if (k == binned::kFirstAccumulatorBin && options_.wide_rows_in_warps) {
         binned::middle_rows(a_, b_, list, begin, end, t, count.as<int64_t>(), ctx, listed);
         binned::esc_rows(a_, b_, list, begin, end, k, t, count.as<int64_t>(), ctx, listed, binned::kWarpEscMaxBound);
@@ -315,7 +327,7 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
     };
     for (int k = kFirstEscBin; k < kMergeBin; ++k) {
       if (accumulated == 0 || k < first_accumulator_bin) {
-        sort_or_dense(k, rows, binned_rows.begin(k), binned_rows.end(k), nullptr);
+        sort_or_dense(k, rows, binned_rows.bin_begin(k), binned_rows.bin_end(k), nullptr);
         continue;
       }
       // Where the block dense accumulator takes the rest, the warps keep their dense windows (FEM
@@ -325,10 +337,11 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
       binned::AccumulatorModes bin_modes = modes;
       if (dense_shape_ && k >= options_.block_dense_first_bin) bin_modes.hash = false;
       int32_t* bin_paths = paths.as<int32_t>() + 3 * (k - first_accumulator_bin);
-      binned::accumulate_rows(a_, b_, rows, binned_rows.begin(k), binned_rows.end(k), t, count.as<int64_t>(), bin_modes,
+      binned::accumulate_rows(a_, b_, rows, binned_rows.bin_begin(k), binned_rows.bin_end(k), t, count.as<int64_t>(),
+                              bin_modes,
                               rest.as<int32_t>(), bin_paths,
                               tally.as<unsigned long long>() + 2 * (k - first_accumulator_bin), ctx);
-      sort_or_dense(k, rest.as<const int32_t>(), 0, rows_of(k), bin_paths + 2);
+      sort_or_dense(k, rest.as<const int32_t>(), 0, rows_of_bin(k), bin_paths + 2);
     }
     clock.mark(kStageMerge);
     if (!overlap) start_merge();
@@ -355,7 +368,7 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
         const int32_t* c = counted.data() + 3 * (k - first_accumulator_bin);
         stats_.esc_paths[0] += c[0];
         stats_.esc_paths[1] += c[1];
-        stats_.esc_paths[2] += accumulated > 0 ? c[2] : rows_of(k);
+        stats_.esc_paths[2] += accumulated > 0 ? c[2] : rows_of_bin(k);
       }
     }
     piece.row_ptr = std::move(piece_ptr);  // C's row offsets when this panel is all of C

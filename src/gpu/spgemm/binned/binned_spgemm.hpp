@@ -76,6 +76,10 @@ struct BinnedSpgemmOptions {
   // Heaps of up to 8 nodes as a queue in registers (heap.cu): the shared-memory heaps leave the L1
   // too little room to cache the rows of B that neighbouring rows share. false: the shared heap.
   bool heap_queue_in_registers = true;
+  // The heap's rows sorted in registers instead, a thread per row, the products first copied to
+  // shared memory (register_sort.cu): no chain of dependent loads. Needs B of at most
+  // binned::kRegisterSortMaxColumns columns (else the heap). The same bits.
+  bool heap_rows_sorted = true;
   // Force every row of u <= 32 into the register groups (8, 16, 32 lanes) or into a warp each.
   bool short_rows_in_registers = false;
   bool short_rows_in_warps = false;
@@ -99,6 +103,10 @@ struct BinnedSpgemmOptions {
   // Rows of bin 33 (u = 33..128): ESC with one warp per row, eight rows a block (middle_rows.cu),
   // instead of one 32-thread block per row (esc.cu). The same bits either way.
   bool middle_rows_in_warps = true;
+  // Of those, the rows of u <= 64 sorted in registers a thread per row (register_sort.cu) when the
+  // bin has more than short_group_warps rows (a warp per row is quicker where the rows fill the GPU
+  // a few times at most); needs B of at most binned::kRegisterSortMaxColumns columns. The same bits.
+  bool middle_rows_sorted = true;
   // Rows of bin 34 (u = 129..512) that the accumulators leave: those of u <= 256 by ESC with one
   // warp per row too (256 keys in registers), the others a block per row.
   bool wide_rows_in_warps = true;

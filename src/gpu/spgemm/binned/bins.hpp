@@ -101,12 +101,17 @@ SPARSETC_HOST_DEVICE inline int heap_class(int64_t bound, int64_t row_of_a_lengt
 }
 SPARSETC_HOST_DEVICE inline int heap_capacity(int heap_class_index) { return 4 << heap_class_index; }
 
-// Key by which stage 2 groups the rows: the bin itself for bins 0, 1 and 33..37; for heap rows
-// kHeapKeyBase + class * 31 + (u - 2), so each heap kernel takes one contiguous range, ordered by u
-// within it (the paper's 31 bins: neighbouring threads do equal work).
+// Key by which stage 2 groups the rows: the bin itself for bins 0, 1 and 33..37, but kShortEscKey
+// (32, which no heap row takes) for the rows of bin 33 of u <= kShortEscBound, so they come first
+// in the bin's rows, [begin(32), end(33)) (a thread per row may sort them: register_sort.cu); for
+// heap rows kHeapKeyBase + class * 31 + (u - 2), so each heap kernel takes one contiguous range,
+// ordered by u within it (the paper's 31 bins: neighbouring threads do equal work).
 constexpr int kHeapKeyBase = 40;
 constexpr int kSortKeys = kHeapKeyBase + kHeapClasses * 31;  // 164 < 256: an 8-bit key
+constexpr int kShortEscKey = kFirstEscBin - 1;
+constexpr int64_t kShortEscBound = 64;
 SPARSETC_HOST_DEVICE inline int sort_key(int bin, int64_t bound, int64_t row_of_a_length) {
+  if (bin == kFirstEscBin && bound <= kShortEscBound) return kShortEscKey;
   if (bin < 2 || bin > kHeapMaxBound) return bin;
   return kHeapKeyBase + heap_class(bound, row_of_a_length) * 31 + (bin - 2);
 }

@@ -71,6 +71,9 @@ struct BinnedRows {
   DeviceBuffer rows;  // int32, r1 - r0
   int64_t begin(int key) const { return offsets[size_t(key)]; }
   int64_t end(int key) const { return offsets[size_t(key + 1)]; }
+  // A bin's rows by bin, not key (bins 0, 1, 33..37): bin 33 spans keys kShortEscKey and 33.
+  int64_t bin_begin(int bin) const { return begin(bin == kFirstEscBin ? kShortEscKey : bin); }
+  int64_t bin_end(int bin) const { return end(bin); }
 };
 BinnedRows bin_rows(const int64_t* bound, const int64_t* a_row_ptr, int64_t r0, int64_t r1, uint8_t* bin,
                     int64_t* count, const GpuContext& context, const ReadAlong& along = {});
@@ -95,6 +98,15 @@ template <typename V>
 void heap_rows(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int32_t* rows, int64_t begin, int64_t end,
                int heap_capacity, bool queue_in_registers, const Temporary& t, int64_t* count,
                const GpuContext& context);
+
+// Rows of u <= max_bound sorted in registers, one thread per row (register_sort.cu): the heap's
+// rows (bins 2..32) and those of bin 33 of u <= kShortEscBound (sort key kShortEscKey). max_bound:
+// 8, 16, 32 or 64 (the keys sorted). The bits of the heap and of the ESC sort. B has at most
+// kRegisterSortMaxColumns columns (32-bit keys).
+constexpr int64_t kRegisterSortMaxColumns = (int64_t(1) << 26) - 1;
+template <typename V>
+void register_sort_rows(const DeviceCsrView<V>& a, const DeviceCsrView<V>& b, const int32_t* rows, int64_t begin,
+                        int64_t end, int max_bound, const Temporary& t, int64_t* count, const GpuContext& context);
 
 // Short rows (bins 2..32) in registers (short_rows.cu): a group of `lanes` (8, 16, 32) >= the rows'
 // u per row sorts its products with shuffles; rows[begin, end) is one u-range of one heap class.
