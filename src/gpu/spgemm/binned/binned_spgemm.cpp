@@ -268,10 +268,11 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
         const int u_first = lanes == 8 ? 2 : lanes / 2 + 1;
         const int64_t begin = binned_rows.begin(first_key + u_first - 2), end = binned_rows.end(first_key + lanes - 2);
         if (end == begin) continue;
+        const bool sorted = options_.heap_rows_sorted && b_.cols <= binned::kRegisterSortMaxColumns;
         const bool groups = options_.short_rows_in_registers || options_.short_rows_in_warps ||
-                            binned::heap_capacity(c) > options_.heap_largest_capacity ||
+                            (!sorted && binned::heap_capacity(c) > options_.heap_largest_capacity) ||
                             (end - begin) * lanes <= options_.short_group_warps * 32;
-        if (!groups && options_.heap_rows_sorted && b_.cols <= binned::kRegisterSortMaxColumns) {
+        if (!groups && sorted) {
           binned::register_sort_rows(a_, b_, rows, begin, end, lanes, t, count.as<int64_t>(), ctx);
         } else if (!groups) {
           binned::heap_rows(a_, b_, rows, begin, end, binned::heap_capacity(c), options_.heap_queue_in_registers, t,

@@ -71,7 +71,8 @@ struct BinnedSpgemmOptions {
   // Heap rows whose heap needs more than this many nodes (rows of A with over 16 entries meeting
   // rows of B of one or two) go to the warp kernel whatever their number: a heap of 32 nodes
   // leaves room for 64 threads per block and 14% occupancy (H200, fp32, AP of the Galerkin product:
-  // heap 285 us, docs/spgemm.md has the warp's time). 32: the heap keeps them.
+  // heap 285 us, docs/spgemm.md has the warp's time). 32: the heap keeps them. Only where the heap
+  // takes the rows (heap_rows_sorted off): the register sort has no nodes.
   int heap_largest_capacity = 16;
   // Heaps of up to 8 nodes as a queue in registers (heap.cu): the shared-memory heaps leave the L1
   // too little room to cache the rows of B that neighbouring rows share. false: the shared heap.
