@@ -474,37 +474,10 @@ TEST_F(BinnedSpgemm, NumericReuseOfCrowdedRowsDouble) { check_crowded_numeric<do
 TEST_F(BinnedSpgemm, BlockDenseAccumulatorMatchesPaperKernelsFloat) { check_block_dense<float>(*this); }
 TEST_F(BinnedSpgemm, BlockDenseAccumulatorMatchesPaperKernelsDouble) { check_block_dense<double>(*this); }
 
-// Rows of u <= 32 sorted in registers (short_rows.cu, groups of 8, 16, 32 lanes) against the heap
-// (heap.cu, its queue in registers and in shared memory): the same bits; rows of A longer than their u (meeting empty rows of B) included.
-template <typename V>
-void check_short_rows(BinnedSpgemm& t) {
-  const uint64_t seed = sparsetc_test::fresh_seed();
-  const CsrMatrix<double> a = rounded<V>(random_rows(2003, 1203, {0, 1, 2, 3, 4, 5, 7, 9, 40}, seed)),
-                          b = rounded<V>(random_rows(1203, 311, {0, 0, 0, 1, 2, 3, 5, 8}, seed + 1));
-  sd::BinnedSpgemmOptions in_registers;
-  in_registers.short_rows_in_registers = true;
-  const Result<V> registers = multiply<V>(a, b, t.context(), in_registers);
-  EXPECT_TRUE(matches_reference(registers.c, a, b)) << "seed " << seed;
-  int64_t short_rows = 0;
-  for (int k = 2; k <= sd::binned::kHeapMaxBound; ++k) short_rows += registers.stats.bin_rows[size_t(k)];
-  EXPECT_GT(short_rows, 1000) << "seed " << seed;
-  EXPECT_GT(registers.stats.bin_rows[20], 0) << "seed " << seed;  // a 32-lane group
-  sd::BinnedSpgemmOptions heap;
-  heap.short_group_warps = 0;
-  heap.heap_rows_sorted = false;
-  EXPECT_TRUE(bitwise_equal(multiply<V>(a, b, t.context(), heap).c, registers.c)) << "against the heap, seed " << seed;
-  heap.heap_queue_in_registers = false;  // heaps of up to 8 nodes in shared memory, not in registers
-  EXPECT_TRUE(bitwise_equal(multiply<V>(a, b, t.context(), heap).c, registers.c))
-      << "against the shared-memory heap, seed " << seed;
-  EXPECT_TRUE(bitwise_equal(multiply<V>(a, b, t.context(), in_registers).c, registers.c)) << "repeat, seed " << seed;
-}
-TEST_F(BinnedSpgemm, ShortRowsInRegistersMatchHeapFloat) { check_short_rows<float>(*this); }
-TEST_F(BinnedSpgemm, ShortRowsInRegistersMatchHeapDouble) { check_short_rows<double>(*this); }
-
 // Rows sorted in registers, a thread per row (register_sort.cu): the heap's rows (8, 16 and 32 keys)
 // and bin 33's of u <= 64 (64 keys; the warps take the rest of the bin), however few, against the
-// reference and the heap (its queue in registers and in shared memory) and the warps, bit for bit,
-// and run to run. Narrow B (311 columns): runs of equal columns to fold; rows of A of 40 entries
+// reference, the heap (its queue in registers and in shared memory), the warps and the groups of
+// lanes (short_rows.cu, 8, 16, 32 lanes), bit for bit, and run to run. Narrow B (311 columns): runs of equal columns to fold; rows of A of 40 entries
 // meeting mostly empty rows of B. Then B's columns moved to the top of the widest B the 32-bit keys
 // hold (the largest keys one below the empty key) and of one column more (the heap and the warps
 // take the rows): the same entries, moved, the same bits.
@@ -517,7 +490,7 @@ void check_register_sort(BinnedSpgemm& t) {
   sorted.short_group_warps = 0;
   const Result<V> sort = multiply<V>(a, b, t.context(), sorted);
   EXPECT_TRUE(matches_reference(sort.c, a, b)) << "seed " << seed;
-  for (const int keys : {8, 16, 32}) {  // rows in every u range: 2..8, 9..16, 17..32
+  for (const int keys : {8, 16, 32}) {  // rows in every u range (and group size): 2..8, 9..16, 17..32
     int64_t rows = 0;
     for (int u = keys == 8 ? 2 : keys / 2 + 1; u <= keys; ++u) rows += sort.stats.bin_rows[size_t(u)];
     EXPECT_GT(rows, 50) << keys << " keys, seed " << seed;
@@ -530,6 +503,9 @@ void check_register_sort(BinnedSpgemm& t) {
   EXPECT_TRUE(bitwise_equal(multiply<V>(a, b, t.context(), heap).c, sort.c))
       << "against the shared-memory heap, seed " << seed;
   EXPECT_TRUE(bitwise_equal(multiply<V>(a, b, t.context(), sorted).c, sort.c)) << "repeat, seed " << seed;
+  sd::BinnedSpgemmOptions groups;
+  groups.short_rows_in_registers = true;
+  EXPECT_TRUE(bitwise_equal(multiply<V>(a, b, t.context(), groups).c, sort.c)) << "against the groups, seed " << seed;
 
   for (const int64_t cols : {sd::binned::kRegisterSortMaxColumns, sd::binned::kRegisterSortMaxColumns + 1}) {
     const int64_t shift = cols - b.cols;
