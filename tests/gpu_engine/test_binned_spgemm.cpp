@@ -487,7 +487,7 @@ void check_register_sort(BinnedSpgemm& t) {
   const CsrMatrix<double> a = rounded<V>(random_rows(4001, 1203, {0, 1, 2, 3, 4, 5, 7, 9, 40}, seed)),
                           b = rounded<V>(random_rows(1203, 311, {0, 0, 0, 1, 2, 3, 5, 8}, seed + 1));
   sd::BinnedSpgemmOptions sorted;
-  sorted.short_group_warps = 0;
+  sorted.short_group_warps = sorted.middle_rows_sorted_from = 0;
   const Result<V> sort = multiply<V>(a, b, t.context(), sorted);
   EXPECT_TRUE(matches_reference(sort.c, a, b)) << "seed " << seed;
   for (const int keys : {8, 16, 32}) {  // rows in every u range (and group size): 2..8, 9..16, 17..32
@@ -554,7 +554,7 @@ void check_middle_rows(BinnedSpgemm& t) {
     EXPECT_GT(short_rows, 100) << "seed " << seed;
     EXPECT_TRUE(bitwise_equal(short_warps.c, warps.c)) << "short rows by warps against the default, seed " << seed;
     sd::BinnedSpgemmOptions sorted;
-    sorted.short_group_warps = 0;
+    sorted.short_group_warps = sorted.middle_rows_sorted_from = 0;
     EXPECT_TRUE(bitwise_equal(multiply<V>(c.a, c.b, t.context(), sorted).c, warps.c))
         << "against the register sort, seed " << seed;
     sd::BinnedSpgemmOptions heap = sorted;

@@ -20,7 +20,8 @@
 //    the merge rows all in the merge path (no global dense windows, no block dense accumulator), without
 //    the block dense accumulator, with it from bin 34, with 200 KB of shared memory per block, and
 //    with heaps of up to 8 and of up to 32 nodes (BinnedSpgemmOptions::heap_largest_capacity), and
-//    with the heap's rows in the heap rather than sorted in registers. SPARSETC_BENCH_ESC=a|b runs
+//    with the heap's rows in the heap rather than sorted in registers, with bin 33's short rows
+//    sorted however few, and with the groups' rule at 8192 warps. SPARSETC_BENCH_ESC=a|b runs
 //    only the variants whose names contain a or b.
 // Peak memory: ours from the allocator's accounting (above what existed before the run), cuSPARSE's
 // its buffers (buffer3 counted while it lives) plus C.
@@ -185,7 +186,9 @@ TEST(BinnedSpgemmBench, AgainstCusparse) {
         {"heaps in shared memory", [](auto& o) { o.heap_queue_in_registers = false; }},
         {"heap rows in the heap", [](auto& o) { o.heap_rows_sorted = false; }},
         {"bin 33 all in the warps", [](auto& o) { o.middle_rows_sorted = false; }},
-        {"short rows and bin 33 all sorted", [](auto& o) { o.short_group_warps = 0; }},
+        {"short rows and bin 33 all sorted", [](auto& o) { o.short_group_warps = o.middle_rows_sorted_from = 0; }},
+        {"bin 33 sorted from 1 row", [](auto& o) { o.middle_rows_sorted_from = 0; }},
+        {"groups up to 8192 warps", [](auto& o) { o.short_group_warps = 8192; }},
         {"short rows all sorted", [](auto& o) { o.short_group_warps = 0; }},
         {"short rows all sorted, heaps of up to 32 nodes",
          [](auto& o) { o.short_group_warps = 0, o.heap_largest_capacity = 32; }},

@@ -312,7 +312,7 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
       } else if (k == kFirstEscBin && options_.middle_rows_in_warps) {
         int64_t warps_from = begin;  // the bin's own rows: those of u <= kShortEscBound first
         const int64_t short_end = binned_rows.end(binned::kShortEscKey);
-        if (listed == nullptr && options_.middle_rows_sorted && short_end - begin > options_.short_group_warps &&
+        if (listed == nullptr && options_.middle_rows_sorted && short_end - begin > options_.middle_rows_sorted_from &&
             b_.cols <= binned::kRegisterSortMaxColumns) {
           binned::register_sort_rows(a_, b_, list, begin, short_end, int(binned::kShortEscBound), t,
                                      count.as<int64_t>(), ctx);

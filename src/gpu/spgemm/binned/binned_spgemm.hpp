@@ -105,9 +105,11 @@ struct BinnedSpgemmOptions {
   // instead of one 32-thread block per row (esc.cu). The same bits either way.
   bool middle_rows_in_warps = true;
   // Of those, the rows of u <= 64 sorted in registers a thread per row (register_sort.cu) when the
-  // bin has more than short_group_warps rows (a warp per row is quicker where the rows fill the GPU
-  // a few times at most); needs B of at most binned::kRegisterSortMaxColumns columns. The same bits.
+  // bin has more than middle_rows_sorted_from of them (a warp per row is quicker where the rows fill
+  // the GPU a few times at most); needs B of at most binned::kRegisterSortMaxColumns columns. The
+  // same bits.
   bool middle_rows_sorted = true;
+  int64_t middle_rows_sorted_from = 32768;
   // Rows of bin 34 (u = 129..512) that the accumulators leave: those of u <= 256 by ESC with one
   // warp per row too (256 keys in registers), the others a block per row.
   bool wide_rows_in_warps = true;
