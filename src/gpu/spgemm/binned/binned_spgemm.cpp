@@ -339,8 +339,7 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
       if (dense_shape_ && k >= options_.block_dense_first_bin) bin_modes.hash = false;
       int32_t* bin_paths = paths.as<int32_t>() + 3 * (k - first_accumulator_bin);
       binned::accumulate_rows(a_, b_, rows, binned_rows.bin_begin(k), binned_rows.bin_end(k), t, count.as<int64_t>(),
-                              bin_modes,
-                              rest.as<int32_t>(), bin_paths,
+                              bin_modes, rest.as<int32_t>(), bin_paths,
                               tally.as<unsigned long long>() + 2 * (k - first_accumulator_bin), ctx);
       sort_or_dense(k, rest.as<const int32_t>(), 0, rows_of_bin(k), bin_paths + 2);
     }
