@@ -707,6 +707,31 @@ void check_accumulators_on_short_rows_of_b(BinnedSpgemm& t) {
 TEST_F(BinnedSpgemm, AccumulatorsOnShortRowsOfBFloat) { check_accumulators_on_short_rows_of_b<float>(*this); }
 TEST_F(BinnedSpgemm, AccumulatorsOnShortRowsOfBDouble) { check_accumulators_on_short_rows_of_b<double>(*this); }
 
+// ---- stage 2's sort keys (bins.hpp; host only, no device needed)
+
+// Bins 0, 1 and 34..37 are their own keys; bin 33 takes two adjacent keys, kShortEscKey up to
+// kShortEscBound and 33 above, so its rows stay one range, [begin(32), end(33)); the heap's keys
+// start above every bin's and stay below kSortKeys.
+TEST(BinnedSpgemmKeys, EachBinIsOneRangeOfKeys) {
+  namespace bn = sd::binned;
+  static_assert(bn::kShortEscKey + 1 == bn::kFirstEscBin, "bin 33's two keys are adjacent");
+  for (const int64_t u : {0, 1, 2, 5, 8, 9, 16, 17, 32, 33, 64, 65, 128, 129, 512, 513, 2048, 2049, 8192, 8193,
+                          1 << 20})
+    for (const int64_t length : {1, 3, 8, 17, 40}) {
+      const int bin = bn::bin_of(u, length), key = bn::sort_key(bin, u, length);
+      EXPECT_LT(key, bn::kSortKeys) << "u " << u;
+      const int want = bin >= 2 && bin <= bn::kHeapMaxBound ? -1
+                       : bin == bn::kFirstEscBin && u <= bn::kShortEscBound ? bn::kShortEscKey
+                                                                           : bin;
+      if (want < 0) {
+        EXPECT_GE(key, bn::kHeapKeyBase) << "u " << u;
+      } else {
+        EXPECT_EQ(key, want) << "u " << u;
+      }
+    }
+  EXPECT_LT(bn::kMergeBin, bn::kHeapKeyBase);
+}
+
 // ---- the room of a row in C~ (bins.hpp, row_capacity)
 
 // Computed here from the definitions: none for u <= 1, u up to 128, for u up to 8192 the lesser of
