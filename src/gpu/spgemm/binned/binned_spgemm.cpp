@@ -259,16 +259,18 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
 
     // Stage 3: heap, ESC, merge. Rows of u <= 32 by heap class and u range (u <= 8, 16, 32): a
     // range that needs few warps as groups (8 or 16 lanes per row in registers, a warp per row
-    // above 16) is latency-bound in the heap, whose thread walks u dependent loads; a range that
-    // fills the GPU many times over is cheaper in the heap (fewer instructions per row): options.
+    // above 16), whose lanes issue a row's loads together; a range that fills the GPU many times
+    // over in the register sort, a thread per row (fewer instructions per row), or in the paper's
+    // heap where B is too wide for the sort's keys: options.
     clock.mark(kStageHeap);
+    const bool sortable = b_.cols <= binned::kRegisterSortMaxColumns;  // B's columns fit the 32-bit keys
     for (int c = 0; c < binned::kHeapClasses; ++c) {
       const int first_key = binned::kHeapKeyBase + c * 31;  // + u - 2: rows ordered by u within a class
       for (const int lanes : {8, 16, 32}) {  // u in (lanes / 2, lanes], from u = 2
         const int u_first = lanes == 8 ? 2 : lanes / 2 + 1;
         const int64_t begin = binned_rows.begin(first_key + u_first - 2), end = binned_rows.end(first_key + lanes - 2);
         if (end == begin) continue;
-        const bool sorted = options_.heap_rows_sorted && b_.cols <= binned::kRegisterSortMaxColumns;
+        const bool sorted = options_.heap_rows_sorted && sortable;
         const bool groups = options_.short_rows_in_registers || options_.short_rows_in_warps ||
                             (!sorted && binned::heap_capacity(c) > options_.heap_largest_capacity) ||
                             (end - begin) * lanes <= options_.short_group_warps * 32;
@@ -312,8 +314,8 @@ DeviceCsr<V> BinnedSpgemm<V>::multiply() {
       } else if (k == kFirstEscBin && options_.middle_rows_in_warps) {
         int64_t warps_from = begin;  // the bin's own rows: those of u <= kShortEscBound first
         const int64_t short_end = binned_rows.end(binned::kShortEscKey);
-        if (listed == nullptr && options_.middle_rows_sorted && short_end - begin > options_.middle_rows_sorted_from &&
-            b_.cols <= binned::kRegisterSortMaxColumns) {
+        if (listed == nullptr && options_.middle_rows_sorted && sortable &&
+            short_end - begin > options_.middle_rows_sorted_from) {
           binned::register_sort_rows(a_, b_, list, begin, short_end, int(binned::kShortEscBound), t,
                                      count.as<int64_t>(), ctx);
           warps_from = short_end;
