@@ -138,13 +138,19 @@ TEST(GpuConvertBench, Timings) {
       });
       const double ms = time_ms(stream, [&] { sd::gpu_csr_to_csc(v, ctx); });
       report("csr_to_csc", ms, csr_bytes + 8 * (cols + 1) + 12 * nnz, cus);
-      for (int bits : {11, 7}) {  // the digit_sort.cuh passes instead of the radix sort, for comparison
+      // The other engines on the same input, for comparison: the radix sort (local transpose off)
+      // and the digit_sort.cuh passes.
+      for (int bits : {0, 11, 7}) {
+        sd::gpuconv::TransposeOptions options;
+        options.local = false;
+        options.digit_bits = bits;
         const double t = time_ms(stream, [&] {
           sd::DeviceBuffer p, i, x;
-          sd::gpuconv::transpose_compressed(v.rows, v.cols, v.nnz, v.row_ptr, v.col_idx, v.values, p, i, x, ctx, bits);
+          sd::gpuconv::transpose_compressed(v.rows, v.cols, v.nnz, v.row_ptr, v.col_idx, v.values, p, i, x, ctx,
+                                            options);
         });
-        report("  digit passes of <= " + std::to_string(bits) + " bits", t, csr_bytes + 8 * (cols + 1) + 12 * nnz,
-               cus);
+        report(bits == 0 ? std::string("  radix sort") : "  digit passes of <= " + std::to_string(bits) + " bits", t,
+               csr_bytes + 8 * (cols + 1) + 12 * nnz, cus);
       }
     }
     // ---- The C API's CSR -> CSC of int32/f32 arrays: the direct transpose, the general path

@@ -10,22 +10,44 @@
 
 namespace sparsetc::detail::gpuconv {
 
+// The local transpose (local_transpose.cuh): tried for structures of at least min_entries
+// entries over more than 2048 lists; tile_lists (a power of two in [32, 2048]) and
+// staging_entries (an upper bound) override what shared memory decides (0: none); any_structure
+// (tests) takes every structure whose tiles fit the visit list, local or not.
+struct LocalTransposeOptions {
+  int64_t min_entries = int64_t(1) << 20;
+  int tile_lists = 0;
+  int64_t staging_entries = 0;
+  bool any_structure = false;
+};
+
+// How transpose_compressed goes about it (for tests and measurements). digit_bits: 0 picks the
+// sort by the inner dimension; 1..11 forces digit_sort.cuh's passes with digits of at most that
+// many bits. local = false never tries the local transpose; took_local, when given, is set to
+// whether it ran.
+struct TransposeOptions {
+  int digit_bits = 0;
+  bool local = true;
+  LocalTransposeOptions local_options;
+  bool* took_local = nullptr;
+};
+
 // Transposes a compressed structure of `outer` lists over `inner` indices (CSR -> CSC, or CSC ->
 // CSR): out_ptr (int64, inner + 1), out_idx (int32, nnz), out_val (V, nnz), each output list sorted.
-// Requires outer and inner <= 2^31 - 1 and nnz <= 2^33 - 1. Deterministic; no synchronisation.
-// engine_digit_bits (for measurements): 0 picks the sort by the inner dimension; 1..11 forces
-// digit_sort.cuh's passes with digits of at most that many bits.
+// Requires outer and inner <= 2^31 - 1 and nnz <= 2^33 - 1. Deterministic. Where the local
+// transpose is tried, one or two synchronisation points (its probe's and its locate pass's
+// verdicts are read back); none otherwise.
 template <typename V>
 void transpose_compressed(int64_t outer, int64_t inner, int64_t nnz, const int64_t* ptr, const int32_t* idx,
                           const V* val, DeviceBuffer& out_ptr, DeviceBuffer& out_idx, DeviceBuffer& out_val,
-                          const GpuContext& context, int engine_digit_bits = 0);
+                          const GpuContext& context, const TransposeOptions& options = {});
 
 // The same transpose straight from a caller's arrays into a caller's types (the device side of
 // sparsetc_matrix_convert between CSR and CSC): offsets of ptr_type and int32 indices, both with
 // in_base; values of value_size bytes (2, 4 or 8), moved as raw bits (exact for every value
 // type); out_ptr of out_ptr_type and out_idx (int32) with out_base. Allocates the three outputs.
-// Same limits as transpose_compressed, plus out_base + outer <= 2^31 - 1 (the caller checks that
-// 32-bit output offsets hold nnz + out_base). No synchronisation.
+// Same limits and synchronisation as transpose_compressed, plus out_base + outer <= 2^31 - 1 (the
+// caller checks that 32-bit output offsets hold nnz + out_base).
 void transpose_user_arrays(int64_t outer, int64_t inner, int64_t nnz, const void* ptr, sparsetc_index_type_t ptr_type,
                            const int32_t* idx, int64_t in_base, const void* val, size_t value_size,
                            sparsetc_index_type_t out_ptr_type, int64_t out_base, DeviceBuffer& out_ptr,

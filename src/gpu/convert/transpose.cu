@@ -2,7 +2,8 @@
 //
 // The entries are sorted stably by inner index, so every output list comes out sorted by outer
 // index: deterministic, no atomics on positions. Values move as raw words, so any value type
-// transposes exactly. Two sorts, by the number of lists:
+// transposes exactly. Structures that stay near a few diagonals take local_transpose.cuh (one
+// read, one write, one read-back of its plan); the others one of two sorts, by the number of lists:
 //  - up to 2048 lists (11-bit keys): one pass of digit_sort.cuh, straight from the compressed
 //    arrays into the output lists; the pass counts each list's entries (one atomic per run of
 //    equal index in a staged tile) and out_ptr is the scan of those counts;
@@ -21,6 +22,7 @@
 #include "gpu/convert/convert_common.cuh"
 #include "gpu/convert/convert_internal.hpp"
 #include "gpu/convert/digit_sort.cuh"
+#include "gpu/convert/local_transpose.cuh"
 #include "gpu/convert/gpu_convert.hpp"
 
 namespace sparsetc::detail {
@@ -79,11 +81,12 @@ struct Gather {
 
 // The transpose with the caller's offset type O on input, PO on output, value words W; in_base
 // is subtracted from the input offsets and indices, out_base added to the output ones.
-// engine_digit_bits: 0 picks the sort as above; n > 0 forces digit_sort.cuh with n-bit digits.
 template <typename O, typename W, typename PO>
 void transpose_words(int64_t outer, int64_t inner, int64_t nnz, const O* ptr, const int32_t* idx, const W* val,
                      int64_t in_base, PO* out_ptr, int32_t* out_idx, W* out_val, int64_t out_base,
-                     const GpuContext& context, int engine_digit_bits = 0) {
+                     const GpuContext& context, const TransposeOptions& options = {}) {
+  const int engine_digit_bits = options.digit_bits;
+  if (options.took_local) *options.took_local = false;
   require(outer <= kMaxInt32 && inner <= kMaxInt32, SPARSETC_STATUS_SIZE_OVERFLOW,
           "GPU transpose: dimensions ", outer, " x ", inner, " exceed int32 indices");
   require(nnz <= kMaxEntries, SPARSETC_STATUS_SIZE_OVERFLOW, "GPU transpose: ", nnz, " entries exceed 2^33");
@@ -109,6 +112,11 @@ void transpose_words(int64_t outer, int64_t inner, int64_t nnz, const O* ptr, co
     }
     return;
   }
+  const bool local = options.local && transpose_local<O, W, PO>(outer, inner, nnz, ptr, idx, val, in_base, out_ptr,
+                                                                out_idx, out_val, out_base, context,
+                                                                options.local_options);
+  if (options.took_local) *options.took_local = local;
+  if (local) return;
   // The merge-path walk needs zero-based int64 offsets.
   DeviceBuffer converted;
   const int64_t* row_ptr = reinterpret_cast<const int64_t*>(ptr);
@@ -179,7 +187,7 @@ void transpose_user_offsets(int64_t outer, int64_t inner, int64_t nnz, const voi
 template <typename V>
 void transpose_compressed(int64_t outer, int64_t inner, int64_t nnz, const int64_t* ptr, const int32_t* idx,
                           const V* val, DeviceBuffer& out_ptr, DeviceBuffer& out_idx, DeviceBuffer& out_val,
-                          const GpuContext& context, int engine_digit_bits) {
+                          const GpuContext& context, const TransposeOptions& options) {
   using W = word_t<V>;
   require(outer <= kMaxInt32 && inner <= kMaxInt32, SPARSETC_STATUS_SIZE_OVERFLOW,
           "GPU transpose: dimensions ", outer, " x ", inner, " exceed int32 indices");
@@ -189,7 +197,7 @@ void transpose_compressed(int64_t outer, int64_t inner, int64_t nnz, const int64
   out_val = buffer_of<V>(nnz, context);
   transpose_words<int64_t, W, int64_t>(outer, inner, nnz, ptr, idx, reinterpret_cast<const W*>(val),
                                        0, out_ptr.as<int64_t>(), out_idx.as<int32_t>(), out_val.as<W>(), 0, context,
-                                       engine_digit_bits);
+                                       options);
 }
 
 void transpose_user_arrays(int64_t outer, int64_t inner, int64_t nnz, const void* ptr, sparsetc_index_type_t ptr_type,
@@ -205,9 +213,11 @@ void transpose_user_arrays(int64_t outer, int64_t inner, int64_t nnz, const void
 }
 
 template void transpose_compressed<float>(int64_t, int64_t, int64_t, const int64_t*, const int32_t*, const float*,
-                                          DeviceBuffer&, DeviceBuffer&, DeviceBuffer&, const GpuContext&, int);
+                                          DeviceBuffer&, DeviceBuffer&, DeviceBuffer&, const GpuContext&,
+                                          const TransposeOptions&);
 template void transpose_compressed<double>(int64_t, int64_t, int64_t, const int64_t*, const int32_t*, const double*,
-                                           DeviceBuffer&, DeviceBuffer&, DeviceBuffer&, const GpuContext&, int);
+                                           DeviceBuffer&, DeviceBuffer&, DeviceBuffer&, const GpuContext&,
+                                           const TransposeOptions&);
 
 }  // namespace gpuconv
 
