@@ -73,6 +73,25 @@ struct LocateState {
   uint32_t max_batch_tiles;  // tiles a batch reaches
 };
 
+// The tiles of entries k0 + u * 32 + lane (u < kLocateUnroll) below e1, kNoTile past it: the
+// loads all issued before any is used.
+__device__ __forceinline__ void load_tiles(const int32_t* __restrict__ idx, int64_t in_base, int64_t k0, int64_t e1,
+                                           int tile_shift, uint32_t (&tile)[kLocateUnroll]) {
+  const int lane = threadIdx.x & 31;
+#pragma unroll
+  for (int u = 0; u < kLocateUnroll; ++u) {
+    const int64_t k = k0 + u * 32 + lane;
+    tile[u] = k < e1 ? uint32_t(int64_t(__ldg(idx + k)) - in_base) >> tile_shift : kNoTile;
+  }
+}
+
+// The first tile of a batch's window: kWindow / 2 before the tile of its first entry e0.
+__device__ __forceinline__ uint32_t window_base(const int32_t* __restrict__ idx, int64_t in_base, int64_t e0,
+                                                int tile_shift) {
+  const uint32_t first = uint32_t(int64_t(__ldg(idx + e0)) - in_base) >> tile_shift;
+  return first > kWindow / 2 ? first - kWindow / 2 : 0u;
+}
+
 // 1. Marks (tile, chunk) pairs, counts each tile's entries and visits, aborts past the limits.
 // A warp counts its batch's entries per tile in shared memory over a window of kWindow tiles
 // around the batch's first entry (lanes of one tile combined first), then flushes each tile it
@@ -97,17 +116,12 @@ __global__ void __launch_bounds__(kThreads)
     const int64_t chunk = r0 >> chunk_shift;
     const int64_t word = chunk >> 5;
     const uint32_t bit = 1u << (chunk & 31);
-    const uint32_t first = uint32_t(int64_t(__ldg(idx + e0)) - in_base) >> tile_shift;
-    const uint32_t base = first > kWindow / 2 ? first - kWindow / 2 : 0u;
+    const uint32_t base = window_base(idx, in_base, e0, tile_shift);
     uint32_t new_visits = 0, far = 0;
     bool over = false;
     for (int64_t k0 = e0; k0 < e1; k0 += 32 * kLocateUnroll) {
       uint32_t tile[kLocateUnroll];
-#pragma unroll
-      for (int u = 0; u < kLocateUnroll; ++u) {
-        const int64_t k = k0 + u * 32 + lane;
-        tile[u] = k < e1 ? uint32_t(int64_t(__ldg(idx + k)) - in_base) >> tile_shift : kNoTile;
-      }
+      load_tiles(idx, in_base, k0, e1, tile_shift, tile);
 #pragma unroll
       for (int u = 0; u < kLocateUnroll; ++u) {
         const uint32_t same = __match_any_sync(kFullMask, tile[u]);
@@ -180,16 +194,11 @@ __global__ void __launch_bounds__(kThreads)
     const int64_t r0 = b * 32, r1 = min(r0 + 32, outer);
     const int64_t e0 = int64_t(ptr[r0]) - in_base, e1 = int64_t(ptr[r1]) - in_base;
     if (e0 == e1) return;
-    const uint32_t first = uint32_t(int64_t(__ldg(idx + e0)) - in_base) >> tile_shift;
-    const uint32_t base = first > kWindow / 2 ? first - kWindow / 2 : 0u;
+    const uint32_t base = window_base(idx, in_base, e0, tile_shift);
     uint32_t far = 0;
     for (int64_t k0 = e0; k0 < e1 && far <= max_far; k0 += 32 * kLocateUnroll) {
       uint32_t tile[kLocateUnroll];
-#pragma unroll
-      for (int u = 0; u < kLocateUnroll; ++u) {
-        const int64_t k = k0 + u * 32 + lane;
-        tile[u] = k < e1 ? uint32_t(int64_t(__ldg(idx + k)) - in_base) >> tile_shift : kNoTile;
-      }
+      load_tiles(idx, in_base, k0, e1, tile_shift, tile);
 #pragma unroll
       for (int u = 0; u < kLocateUnroll; ++u) {
         const uint32_t same = __match_any_sync(kFullMask, tile[u]);
