@@ -2,25 +2,27 @@
 // stencil and mesh matrices in a good order): one read of the input, one write of the output.
 //
 // The output lists are cut into tiles of C consecutive lists (C a power of two), one CTA each.
-//  1. locate: one warp per 32 input lists reads their indices once, coalesced, and marks in a
-//     bitmap which tiles the lists reach (one bit per tile and chunk of 32 << k lists), counting
-//     each tile's entries (shared by the lanes of a warp that fall in the same tile) and visits.
-//     The structure is local when a tile visits at most kLocalMaxBatches batches of 32 lists and
-//     all tiles together visit at most half as many lists as there are entries (a limit shared
-//     out evenly over 32 stripes of chunks, so that a warp passing it stops every warp at once: a
-//     scattered structure costs a few percent of the pass). Only that verdict is read back; when
-//     it is "not local" nothing is written and the caller sorts. Before it, a probe of 256
-//     batches spread over the input, read back too, turns most scattered structures away at once
-//     (two synchronisation points where it lets the structure through).
+//  0. probe: one warp for each of 256 batches of 32 input lists spread over the input counts the
+//     tiles its batch reaches; a batch reaching more than kMaxBatchTiles tiles, or more than
+//     kMaxFar groups of entries outside a window of kWindow tiles, means "not local". The verdict
+//     is read back: a scattered structure costs this probe and nothing more.
+//  1. locate: one warp per batch reads its indices once, coalesced, and marks in a bitmap which
+//     tiles the batch reaches (one bit per tile and chunk of 32 << k lists), counting each tile's
+//     entries and visits in shared memory first. The structure is local when no batch passes the
+//     probe's limits, a tile is visited by at most kLocalMaxBatches batches, and all tiles
+//     together by at most nnz / 64 (half as many lists as entries; a limit shared out evenly over
+//     32 stripes of batches, so that a warp passing it stops every warp at once). The verdict is
+//     read back; when it is "not local" nothing is written and the caller sorts.
 //  2. pull: a tile's CTA takes its offset from the scan of the tile counts and visits the input
-//     lists of its chunks: a lane per list finds the list's part in the tile (binary searches,
-//     lists are sorted), the warp walks the parts' entries flattened (coalesced). A first walk
-//     counts the tile's output lists in shared memory, a second drops each entry into its list
-//     (a shared cursor per list) in a staging area of shared memory; each list is then put back
-//     in input order by an insertion sort (warps walk their batches in increasing order, so only
-//     entries of batches in flight together arrive out of order), and the tile is written out
-//     coalesced, with its part of out_ptr. A tile with more entries than the staging area holds
-//     stages in its place of the output instead (same code, global addresses).
+//     lists of its chunks: a lane per list finds the list's part in the tile (a scan of short
+//     lists, binary searches in long ones), the warp walks the parts' entries flattened
+//     (coalesced). A first walk counts the tile's output lists in shared memory, a second drops
+//     each entry into its list (a shared cursor per list) in a staging area of shared memory;
+//     each list is then put back in input order by an insertion sort (warps walk their batches
+//     in increasing order, so only entries of batches in flight together arrive out of order),
+//     and the tile is written out coalesced, with its part of out_ptr. A tile with more entries
+//     than the staging area holds stages in its place of the output instead (same code, global
+//     addresses).
 // (Measured on an H200 against the stable radix sort it replaces on such matrices: see
 // docs/performance.md, "GPU format conversions".)
 #pragma once
@@ -100,7 +102,7 @@ __device__ __forceinline__ uint32_t window_base(const int32_t* __restrict__ idx,
 template <typename O>
 __global__ void __launch_bounds__(kThreads)
     locate_kernel(const O* __restrict__ ptr, const int32_t* __restrict__ idx, int64_t in_base, int64_t outer,
-                  int64_t tiles, int tile_shift, int chunk_shift, LocateState state) {
+                  int tile_shift, int chunk_shift, LocateState state) {
   __shared__ uint32_t window_count[kWarps][kWindow];
   const int lane = threadIdx.x & 31;
   uint32_t* window = window_count[threadIdx.x >> 5];
@@ -174,9 +176,9 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// 0. A probe before the locate pass: one warp for each of kProbeBatches batches spread over the
-// input, each counted as the locate pass counts it (tiles reached, groups outside the window); *verdict
-// = 1 when one passes the limits. It spares scattered structures the locate pass.
+// 0. The probe: one warp for each of kProbeBatches batches spread over the input, each counted
+// as the locate pass counts it (tiles reached, groups outside the window); *verdict = 1 when one
+// passes the limits. It spares scattered structures the locate pass.
 constexpr int kProbeBatches = 256;
 template <typename O>
 __global__ void __launch_bounds__(kThreads)
@@ -530,7 +532,7 @@ bool transpose_local(int64_t outer, int64_t inner, int64_t nnz, const O* ptr, co
   state.max_far = options.any_structure ? 0xFFFFFFFFu : uint32_t(kMaxFar);
   state.max_batch_tiles = options.any_structure ? 0xFFFFFFFFu : uint32_t(kMaxBatchTiles);
   locate_kernel<O><<<ctas_for((outer + 31) / 32, kWarps), kThreads, 0, context.stream>>>(
-      ptr, idx, in_base, outer, tiles, tile_shift, chunk_shift, state);
+      ptr, idx, in_base, outer, tile_shift, chunk_shift, state);
   SPARSETC_CUDA_CHECK_LAUNCH();
   if (read_back(state.abort, context.stream) != 0) return false;
 
