@@ -1,9 +1,10 @@
 // CSR <-> CSC on the device: the transpose of a compressed structure.
 //
-// The entries are sorted stably by inner index, so every output list comes out sorted by outer
-// index: deterministic, no atomics on positions. Values move as raw words, so any value type
-// transposes exactly. Structures that stay near a few diagonals take local_transpose.cuh (one
-// read, one write, one read-back of its plan); the others one of two sorts, by the number of lists:
+// Every output list comes out sorted by outer index, deterministically. Values move as raw words,
+// so any value type transposes exactly. Structures that stay near a few diagonals take
+// local_transpose.cuh (one read, one write; one or two read-backs of its verdicts). The others
+// are sorted stably by inner index (no atomics on positions), by one of two sorts chosen by the
+// number of lists:
 //  - up to 2048 lists (11-bit keys): one pass of digit_sort.cuh, straight from the compressed
 //    arrays into the output lists; the pass counts each list's entries (one atomic per run of
 //    equal index in a staged tile) and out_ptr is the scan of those counts;
