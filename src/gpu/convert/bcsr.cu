@@ -24,13 +24,13 @@ constexpr int64_t kTaskBytes = 64 * 1024;
 template <typename V>
 __global__ void __launch_bounds__(kThreads)
     bcsr_values_kernel(const int64_t* __restrict__ row_ptr, const int32_t* __restrict__ col_idx,
-                       const V* __restrict__ values, int64_t rows, int height, int width, int64_t block_rows,
+                       const V* __restrict__ values, int64_t rows, int height, FastDivider width, int64_t block_rows,
                        const int64_t* __restrict__ block_ptr, const int32_t* __restrict__ block_col,
                        const int64_t* __restrict__ task_ptr, const int64_t* __restrict__ task_row,
                        int64_t task_blocks, V* __restrict__ out) {
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int64_t tasks = task_ptr[block_rows];
-  const int area = height * width;
+  const int area = height * int(width.divisor);
   const bool vector_fill = (size_t(area) * sizeof(V)) % 16 == 0;
   for (int64_t t = int64_t(blockIdx.x) * kWarps + warp; t < tasks; t += int64_t(gridDim.x) * kWarps) {
     const BlockTask task = block_task(t, task_row, task_ptr, block_ptr, task_blocks, height, rows);
@@ -47,7 +47,8 @@ __global__ void __launch_bounds__(kThreads)
     visit_task_entries(
         task, row_ptr, col_idx, block_col, width, [&](int64_t j) { return __ldg(values + j); },
         [&](int64_t, int rr, int32_t c, int64_t b, V value) {
-          out[b * area + rr * width + (c - (c / width) * width)] = value;
+          const uint32_t column = uint32_t(c);
+          out[b * area + rr * int(width.divisor) + width.remainder(column, width.divide(column))] = value;
         });
   }
 }
@@ -80,7 +81,7 @@ DeviceBcsr<V> gpu_csr_to_bcsr(const DeviceCsrView<V>& csr, int block_height, int
     const BlockTasks tasks = make_block_tasks(bcsr.block_row_ptr.template as<const int64_t>(), block_rows, b.blocks,
                                               task_blocks, context);
     bcsr_values_kernel<V><<<task_grid(tasks.most), kThreads, 0, context.stream>>>(
-        csr.row_ptr, csr.col_idx, csr.values, csr.rows, block_height, block_width, block_rows,
+        csr.row_ptr, csr.col_idx, csr.values, csr.rows, block_height, FastDivider(uint32_t(block_width)), block_rows,
         bcsr.block_row_ptr.template as<const int64_t>(), bcsr.block_col.template as<const int32_t>(),
         tasks.task_ptr.as<const int64_t>(), tasks.task_row.as<const int64_t>(), task_blocks,
         bcsr.values.template as<V>());

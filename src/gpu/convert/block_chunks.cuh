@@ -61,14 +61,22 @@ constexpr int kVisitBatch = 4;
 template <typename Load, typename F>
 __device__ __forceinline__ void visit_task_entries(const BlockTask& task, const int64_t* __restrict__ row_ptr,
                                                    const int32_t* __restrict__ col_idx,
-                                                   const int32_t* __restrict__ block_col, int width, Load load, F f) {
+                                                   const int32_t* __restrict__ block_col, FastDivider width, Load load,
+                                                   F f) {
   using Payload = decltype(load(int64_t(0)));
   const int lane = threadIdx.x & 31;
   const int64_t n = task.b1 - task.b0;
   if (task.whole) {
-    const int64_t my_end = lane < task.rows ? row_ptr[task.r0 + lane + 1] : INT64_MAX;  // row ends in lanes
+    // The searches below start at the largest power of two not above their largest answer (an
+    // entry lies before the last row's end and at or before the last block): warp-uniform.
+    const auto top = [](int64_t most) { return most > 0 ? 1 << (31 - __clz(int(most))) : 0; };
+    const int row_top = top(task.rows - 1), block_top = n <= 32 ? top(n - 1) : 0;
+    const int64_t row_end = lane < task.rows ? row_ptr[task.r0 + lane + 1] : INT64_MAX;
     const int32_t my_block = lane < n ? block_col[task.b0 + lane] : INT32_MAX;
-    const int64_t begin = row_ptr[task.r0], end = __shfl_sync(kFullMask, my_end, task.rows - 1);
+    const int64_t begin = row_ptr[task.r0], end = __shfl_sync(kFullMask, row_end, task.rows - 1);
+    // Row ends in the lanes, from the task's first entry (a whole task holds at most task_blocks
+    // dense blocks of at most 1024 entries: 32-bit offsets).
+    const int32_t my_end = lane < task.rows ? int32_t(row_end - begin) : INT32_MAX;
     for (int64_t j0 = begin; j0 < end; j0 += 32 * kVisitBatch) {
       int32_t c[kVisitBatch];
       Payload payload[kVisitBatch];
@@ -85,17 +93,20 @@ __device__ __forceinline__ void visit_task_entries(const BlockTask& task, const 
 #pragma unroll
       for (int u = 0; u < kVisitBatch; ++u) {
         const int64_t j = j0 + u * 32 + lane;
-        const int32_t bc = c[u] / width;
+        const int32_t bc = int32_t(width.divide(uint32_t(c[u])));
+        const int32_t offset = int32_t(j - begin);
         int rr = 0;  // rows ending at or before j
 #pragma unroll
         for (int step = 16; step >= 1; step >>= 1) {
-          const int64_t e = __shfl_sync(kFullMask, my_end, (rr + step - 1) & 31);
-          if (rr + step <= task.rows && e <= j) rr += step;
+          if (step > row_top) continue;
+          const int32_t e = __shfl_sync(kFullMask, my_end, (rr + step - 1) & 31);
+          if (rr + step <= task.rows && e <= offset) rr += step;
         }
         int64_t b = 0;  // blocks of the task before bc
         if (n <= 32) {
 #pragma unroll
           for (int step = 16; step >= 1; step >>= 1) {
+            if (step > block_top) continue;
             const int32_t v = __shfl_sync(kFullMask, my_block, int(b + step - 1) & 31);
             if (b + step <= n && v < bc) b += step;
           }
@@ -107,14 +118,15 @@ __device__ __forceinline__ void visit_task_entries(const BlockTask& task, const 
       }
     }
   } else {
-    const int64_t c_lo = int64_t(block_col[task.b0]) * width, c_hi = (int64_t(block_col[task.b1 - 1]) + 1) * width;
+    const int64_t c_lo = int64_t(block_col[task.b0]) * width.divisor,
+                  c_hi = (int64_t(block_col[task.b1 - 1]) + 1) * width.divisor;
     for (int rr = 0; rr < task.rows; ++rr) {
       const int64_t r = task.r0 + rr, end = row_ptr[r + 1];
       for (int64_t k0 = lower_bound(col_idx, row_ptr[r], end, c_lo);; k0 += 32) {
         const int64_t k = k0 + lane;
         const int64_t c = k < end ? int64_t(__ldg(col_idx + k)) : c_hi;
         const bool inside = c < c_hi;
-        if (inside) f(k, rr, int32_t(c), lower_bound(block_col, task.b0, task.b1, int32_t(c / width)), load(k));
+        if (inside) f(k, rr, int32_t(c), lower_bound(block_col, task.b0, task.b1, int32_t(width.divide(uint32_t(c)))), load(k));
         if (__ballot_sync(kFullMask, inside) != kFullMask) break;
       }
     }

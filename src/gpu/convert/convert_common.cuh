@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "gpu/convert/fast_divider.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_memory.hpp"
 #include "gpu/gpu_context.hpp"
@@ -252,7 +253,10 @@ int64_t select_positions(int64_t n, Pred pred, int64_t* out, const GpuContext& c
 // CTA.)
 constexpr int kGatherItems = 8;
 constexpr int64_t kGatherPath = int64_t(kThreads) * kGatherItems;  // merge-path steps per CTA
-static_assert(kGatherPath <= 65535, "a tile's segments are numbered in 16 bits");
+static_assert(kGatherPath < 65535, "a tile's segments are numbered in 16 bits");
+// An entry past the last segment's end: only when the segments hold fewer than nnz entries, which
+// a permutation that repeats a row can cause (its result is thrown away; nothing is read for it).
+constexpr uint16_t kNoSegment = 0xFFFF;
 
 template <typename V, typename SourceStart, typename OnSegment>
 __global__ void __launch_bounds__(kThreads)
@@ -287,7 +291,7 @@ __global__ void __launch_bounds__(kThreads)
       if (i0 + i < segments && seg_end[i] <= j) {
         ++i;
       } else {
-        entry_seg[j] = uint16_t(i);
+        entry_seg[j] = i0 + i < segments ? uint16_t(i) : kNoSegment;
         ++j;
       }
     }
@@ -298,7 +302,7 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
   for (int u = 0; u < kGatherItems; ++u) {
     const int e = u * kThreads + int(threadIdx.x);
-    if (e < entries) {
+    if (e < entries && entry_seg[e] != kNoSegment) {
       const int64_t src = j0 + e + shift[entry_seg[e]];
       col[u] = __ldg(col_idx + src);
       val[u] = __ldg(values + src);
@@ -307,7 +311,7 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
   for (int u = 0; u < kGatherItems; ++u) {
     const int e = u * kThreads + int(threadIdx.x);
-    if (e < entries) {
+    if (e < entries && entry_seg[e] != kNoSegment) {
       out_col[j0 + e] = col[u];
       out_val[j0 + e] = val[u];
     }
