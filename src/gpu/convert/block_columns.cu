@@ -78,6 +78,27 @@ __device__ __forceinline__ void set_bits(uint32_t* bits, uint32_t* summary, bool
   }
 }
 
+// The blocks under summary word s (whose bits are `words`): how many, and listing them in order
+// from out[at] while clearing their bitmap words (returns the position after the last).
+__device__ __forceinline__ int blocks_under(const uint32_t* bits, int s, uint32_t words) {
+  int n = 0;
+  for (uint32_t t = words; t; t &= t - 1) n += __popc(bits[s * 32 + __ffs(t) - 1]);
+  return n;
+}
+
+template <typename Index>
+__device__ __forceinline__ Index list_and_clear(uint32_t* bits, int s, uint32_t words, uint32_t w0, uint32_t* out,
+                                                Index at) {
+  for (uint32_t t = words; t; t &= t - 1) {
+    const int wd = s * 32 + __ffs(t) - 1;
+    uint32_t word = bits[wd];
+    bits[wd] = 0;
+    const uint32_t base = w0 + uint32_t(wd) * 32;
+    for (; word; word &= word - 1) out[at++] = base + uint32_t(__ffs(word) - 1);
+  }
+  return at;
+}
+
 // Lists the window's blocks (from w0) in order to out and clears the window; returns how many. The
 // summary words in two rounds of 32 lanes; a round with no summary bit is skipped.
 __device__ __forceinline__ int list_window(uint32_t* bits, uint32_t* summary, uint32_t w0, uint32_t* out) {
@@ -87,22 +108,14 @@ __device__ __forceinline__ int list_window(uint32_t* bits, uint32_t* summary, ui
     const int s = round * 32 + lane;
     const uint32_t words = summary[s];
     if (__ballot_sync(kFullMask, words != 0) == 0) continue;  // nothing in these 1024 words
-    int mine = 0;
-    for (uint32_t t = words; t; t &= t - 1) mine += __popc(bits[s * 32 + __ffs(t) - 1]);
+    const int mine = blocks_under(bits, s, words);
     int inclusive = mine;
 #pragma unroll
     for (int offset = 1; offset < 32; offset <<= 1) {
       const int v = __shfl_up_sync(kFullMask, inclusive, offset);
       if (lane >= offset) inclusive += v;
     }
-    int at = count + (inclusive - mine);
-    for (uint32_t t = words; t; t &= t - 1) {
-      const int wd = s * 32 + __ffs(t) - 1;
-      uint32_t word = bits[wd];
-      bits[wd] = 0;
-      const uint32_t base = w0 + uint32_t(wd) * 32;
-      for (; word; word &= word - 1) out[at++] = base + uint32_t(__ffs(word) - 1);
-    }
+    list_and_clear(bits, s, words, w0, out, count + (inclusive - mine));
     summary[s] = 0;
     count += __shfl_sync(kFullMask, inclusive, 31);
   }
@@ -347,19 +360,12 @@ __global__ void __launch_bounds__(kThreads)
       __syncthreads();
       // List the window's blocks: thread t owns summary words 2t and 2t + 1 (bit words 64t ..).
       int mine = 0;
-      for (int s = 2 * tid; s < 2 * tid + 2; ++s)
-        for (uint32_t t = summary[s]; t; t &= t - 1) mine += __popc(bits[s * 32 + __ffs(t) - 1]);
+      for (int s = 2 * tid; s < 2 * tid + 2; ++s) mine += blocks_under(bits, s, summary[s]);
       int offset = 0, window_total = 0;
       Scan(scan_temp).ExclusiveSum(mine, offset, window_total);
       int64_t out = first_entry + count + offset;
       for (int s = 2 * tid; s < 2 * tid + 2; ++s) {
-        for (uint32_t t = summary[s]; t; t &= t - 1) {
-          const int wd = s * 32 + __ffs(t) - 1;
-          uint32_t word = bits[wd];
-          bits[wd] = 0;
-          const uint32_t base = w0 + uint32_t(wd) * 32;
-          for (; word; word &= word - 1) list[out++] = base + uint32_t(__ffs(word) - 1);
-        }
+        out = list_and_clear(bits, s, summary[s], w0, list, out);
         summary[s] = 0;
       }
       count += window_total;
