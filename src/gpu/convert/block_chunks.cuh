@@ -126,7 +126,10 @@ __device__ __forceinline__ void visit_task_entries(const BlockTask& task, const 
         const int64_t k = k0 + lane;
         const int64_t c = k < end ? int64_t(__ldg(col_idx + k)) : c_hi;
         const bool inside = c < c_hi;
-        if (inside) f(k, rr, int32_t(c), lower_bound(block_col, task.b0, task.b1, int32_t(width.divide(uint32_t(c)))), load(k));
+        if (inside) {
+          const int32_t bc = int32_t(width.divide(uint32_t(c)));
+          f(k, rr, int32_t(c), lower_bound(block_col, task.b0, task.b1, bc), load(k));
+        }
         if (__ballot_sync(kFullMask, inside) != kFullMask) break;
       }
     }
