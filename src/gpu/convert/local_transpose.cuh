@@ -50,10 +50,11 @@ constexpr int kMaxBatchTiles = 32;  // tiles a batch of 32 lists of a local stru
 constexpr int kLinearSearch = 48;  // lists up to this long are scanned, longer ones searched
 constexpr uint32_t kNoTile = 0xFFFFFFFFu;
 
-// Shared memory of the pull kernel before its staging area.
+// Shared memory of the pull kernel besides its staging area, as pull_kernel lays it out: the batch
+// list, offset and cursor per list, 32 warp sums, each warp's part ends (4 bytes) and begins (8),
+// and 64 bytes of alignment slack.
 inline int64_t fixed_shared_bytes(int tile_lists) {
-  return int64_t(kLocalMaxBatches) * 4 + int64_t(tile_lists) * 8 + int64_t(kPullWarps) * 32 * 12 +
-         int64_t(kPullWarps) * 8 + 64;
+  return int64_t(kLocalMaxBatches) * 4 + int64_t(tile_lists) * 8 + 32 * 4 + int64_t(kPullWarps) * 32 * 12 + 64;
 }
 
 // What the locate pass keeps: the (tile, chunk) bitmap, each tile's entries and visits (batches
@@ -94,6 +95,44 @@ __device__ __forceinline__ uint32_t window_base(const int32_t* __restrict__ idx,
   return first > kWindow / 2 ? first - kWindow / 2 : 0u;
 }
 
+// The batch accounting the probe and the locate pass share. Walks the batch's entries [e0, e1):
+// the lanes of one tile elect a leader, which calls in_window(tile - base, entries) for a tile of
+// the window and outside(tile, entries) for one beyond it. Returns the groups outside the window,
+// stopping as soon as they pass max_far (the batch is then not local).
+template <typename InWindow, typename Outside>
+__device__ __forceinline__ uint32_t walk_batch_tiles(const int32_t* __restrict__ idx, int64_t in_base, int64_t e0,
+                                                     int64_t e1, int tile_shift, uint32_t base, uint32_t max_far,
+                                                     InWindow in_window, Outside outside) {
+  const int lane = threadIdx.x & 31;
+  uint32_t far = 0;
+  for (int64_t k0 = e0; k0 < e1; k0 += 32 * kLocateUnroll) {
+    uint32_t tile[kLocateUnroll];
+    load_tiles(idx, in_base, k0, e1, tile_shift, tile);
+#pragma unroll
+    for (int u = 0; u < kLocateUnroll; ++u) {
+      const uint32_t same = __match_any_sync(kFullMask, tile[u]);
+      const bool leader = tile[u] != kNoTile && lane == __ffs(same) - 1;
+      const bool inside = tile[u] - base < uint32_t(kWindow);
+      far += __popc(__ballot_sync(kFullMask, leader && !inside));
+      if (far > max_far) return far;
+      if (!leader) continue;
+      if (inside) in_window(tile[u] - base, uint32_t(__popc(same)));
+      else outside(tile[u], uint32_t(__popc(same)));
+    }
+  }
+  return far;
+}
+
+// Tiles a batch reaches: its far groups plus the non-zero slots of its window.
+__device__ __forceinline__ uint32_t tiles_touched(const uint32_t* window, uint32_t far) {
+  const int lane = threadIdx.x & 31;
+  __syncwarp();
+  uint32_t touched = far;
+#pragma unroll
+  for (int i0 = 0; i0 < kWindow; i0 += 32) touched += __popc(__ballot_sync(kFullMask, window[i0 + lane] != 0));
+  return touched;
+}
+
 // 1. Marks (tile, chunk) pairs, counts each tile's entries and visits, aborts past the limits.
 // A warp counts its batch's entries per tile in shared memory over a window of kWindow tiles
 // around the batch's first entry (lanes of one tile combined first), then flushes each tile it
@@ -119,37 +158,26 @@ __global__ void __launch_bounds__(kThreads)
     const int64_t word = chunk >> 5;
     const uint32_t bit = 1u << (chunk & 31);
     const uint32_t base = window_base(idx, in_base, e0, tile_shift);
-    uint32_t new_visits = 0, far = 0;
+    uint32_t new_visits = 0;
     bool over = false;
-    for (int64_t k0 = e0; k0 < e1; k0 += 32 * kLocateUnroll) {
-      uint32_t tile[kLocateUnroll];
-      load_tiles(idx, in_base, k0, e1, tile_shift, tile);
-#pragma unroll
-      for (int u = 0; u < kLocateUnroll; ++u) {
-        const uint32_t same = __match_any_sync(kFullMask, tile[u]);
-        const bool leader = tile[u] != kNoTile && lane == __ffs(same) - 1;
-        // Far tiles: a batch reaching more than kMaxFar groups outside its window is not local.
-        far += __popc(__ballot_sync(kFullMask, leader && tile[u] - base >= uint32_t(kWindow)));
-        if (far > state.max_far) {
-          if (lane == 0) atomicExch(state.abort, 1u);
-          return;
-        }
-        if (!leader) continue;
-        if (tile[u] - base < uint32_t(kWindow)) {
-          atomicAdd(window + (tile[u] - base), uint32_t(__popc(same)));
-        } else {
-          atomicAdd(state.tile_count + tile[u], uint32_t(__popc(same)));
-          atomicOr(state.bitmap + int64_t(tile[u]) * state.words_per_tile + word, bit);
-          over |= atomicAdd(state.tile_visits + tile[u], 1u) + 1 > state.max_tile_visits;
-          ++new_visits;
-        }
-      }
+    // One visit of tile t by this batch: its entries, its (tile, chunk) bit, the visit itself.
+    const auto visit = [&](int64_t t, uint32_t entries) {
+      atomicAdd(state.tile_count + t, entries);
+      atomicOr(state.bitmap + t * state.words_per_tile + word, bit);
+      over |= atomicAdd(state.tile_visits + t, 1u) + 1 > state.max_tile_visits;
+      ++new_visits;
+    };
+    const uint32_t far = walk_batch_tiles(
+        idx, in_base, e0, e1, tile_shift, base, state.max_far,
+        [&](uint32_t slot, uint32_t entries) { atomicAdd(window + slot, entries); },
+        [&](uint32_t t, uint32_t entries) { visit(t, entries); });
+    // Far tiles: a batch reaching more than max_far groups outside its window is not local.
+    if (far > state.max_far) {
+      if (lane == 0) atomicExch(state.abort, 1u);
+      return;
     }
-    __syncwarp();
     // A batch of a local structure reaches few tiles: past kMaxBatchTiles it is not local.
-    uint32_t touched = far;
-#pragma unroll
-    for (int i0 = 0; i0 < kWindow; i0 += 32) touched += __popc(__ballot_sync(kFullMask, window[i0 + lane] != 0));
+    const uint32_t touched = tiles_touched(window, far);
     if (touched > state.max_batch_tiles) {
       if (lane == 0) atomicExch(state.abort, 1u);
       return;
@@ -158,11 +186,7 @@ __global__ void __launch_bounds__(kThreads)
       const uint32_t count = window[i];
       if (count == 0) continue;
       window[i] = 0;
-      const int64_t t = int64_t(base) + i;
-      atomicAdd(state.tile_count + t, count);
-      atomicOr(state.bitmap + t * state.words_per_tile + word, bit);
-      over |= atomicAdd(state.tile_visits + t, 1u) + 1 > state.max_tile_visits;
-      ++new_visits;
+      visit(int64_t(base) + i, count);
     }
     __syncwarp();
     new_visits = __reduce_add_sync(kFullMask, new_visits);
@@ -197,23 +221,10 @@ __global__ void __launch_bounds__(kThreads)
     const int64_t e0 = int64_t(ptr[r0]) - in_base, e1 = int64_t(ptr[r1]) - in_base;
     if (e0 == e1) return;
     const uint32_t base = window_base(idx, in_base, e0, tile_shift);
-    uint32_t far = 0;
-    for (int64_t k0 = e0; k0 < e1 && far <= max_far; k0 += 32 * kLocateUnroll) {
-      uint32_t tile[kLocateUnroll];
-      load_tiles(idx, in_base, k0, e1, tile_shift, tile);
-#pragma unroll
-      for (int u = 0; u < kLocateUnroll; ++u) {
-        const uint32_t same = __match_any_sync(kFullMask, tile[u]);
-        const bool leader = tile[u] != kNoTile && lane == __ffs(same) - 1;
-        const bool inside = tile[u] - base < uint32_t(kWindow);
-        far += __popc(__ballot_sync(kFullMask, leader && !inside));
-        if (leader && inside) window[tile[u] - base] = 1;
-      }
-    }
-    __syncwarp();
-    uint32_t touched = far;
-#pragma unroll
-    for (int j0 = 0; j0 < kWindow; j0 += 32) touched += __popc(__ballot_sync(kFullMask, window[j0 + lane] != 0));
+    const uint32_t far = walk_batch_tiles(
+        idx, in_base, e0, e1, tile_shift, base, max_far, [&](uint32_t slot, uint32_t) { window[slot] = 1; },
+        [](uint32_t, uint32_t) {});
+    const uint32_t touched = far > max_far ? far : tiles_touched(window, far);
     if (lane == 0 && (far > max_far || touched > max_batch_tiles)) atomicExch(verdict, 1u);
   }
 }
