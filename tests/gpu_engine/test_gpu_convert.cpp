@@ -307,7 +307,8 @@ void check_all(const Case& c, const GpuContext& ctx) {
   const CsrMatrix<V> A = sd::cast_values<V>(c.matrix);
   const std::string type = sizeof(V) == 4 ? " (float)" : " (double)";
   check_transpose(A, c.name + type, ctx);
-  for (auto [h, w] : {std::pair{16, 8}, std::pair{16, 16}, std::pair{8, 8}, std::pair{3, 5}, std::pair{1, 1}})
+  for (auto [h, w] : {std::pair{16, 8}, std::pair{16, 16}, std::pair{8, 8}, std::pair{3, 5}, std::pair{1, 1},
+                        std::pair{32, 32}})
     if (double(A.nnz()) * h * w <= kValueBudget)
       check_bcsr(A, h, w, c.name + type + " bcsr " + std::to_string(h) + "x" + std::to_string(w), ctx);
   check_bitmap(A, c.name + type + " bitmap", ctx);

@@ -237,8 +237,8 @@ TEST(GpuConvertBench, Timings) {
              csr_bytes + out, cus);
       if (h == 16 && w == 8) {
         const double sort_ms = time_ms(stream, [&] {
-          sd::gpuconv::find_block_columns(v.row_ptr, v.col_idx, v.rows, v.cols, v.nnz, h, nullptr, mb, h, w, false,
-                                          ctx);
+          sd::gpuconv::find_block_columns(v.row_ptr, v.col_idx, v.rows, v.cols, v.nnz, h, nullptr, mb, h, w,
+                                          sd::gpuconv::BlockListing::kInPlace, ctx);
         });
         report("  of which find_block_columns", sort_ms, 8 * (rows + 1) + 4 * nnz + 4 * blocks);
       }
@@ -251,7 +251,7 @@ TEST(GpuConvertBench, Timings) {
              csr_bytes + 8 * (rows / 8 + 2) + double(t.tiles) * 24 + 8 + 8 * nnz);
       const double find_ms = time_ms(stream, [&] {
         sd::gpuconv::find_block_columns(v.row_ptr, v.col_idx, v.rows, v.cols, v.nnz, 8, nullptr, (v.rows + 7) / 8, 8,
-                                        8, true, ctx);
+                                        8, sd::gpuconv::BlockListing::kColumnsAndGroups, ctx);
       });
       report("  of which find_block_columns", find_ms, 8 * (rows + 1) + 4 * nnz + 8 * double(t.tiles));
     }

@@ -1,10 +1,17 @@
 // CSR -> BCSR (dense h x w blocks) on the device.
 //
-// find_block_columns gives each block row's column blocks (block_row_ptr, block_col). The values
-// are then written task by task (block_chunks.cuh): one warp per run of at most 64 KB of
-// consecutive blocks of one block row zeroes them with 16-byte stores (the padded value array,
-// the bulk of the output, is written once, coalesced), then drops in the entries of those blocks
-// (the same warp: the zeros are ordered before, and both land in the L2 together).
+// find_block_columns gives each block row's column blocks (block_row_ptr) and leaves each list
+// where it was counted. Then one warp per compact block row (convert_internal.hpp: at most 256
+// entries, 32 blocks; nearly every block row of banded, stencil and scattered matrices) does the
+// rest: its list to block_col, its entries read once into the lanes' registers (8 loads in flight
+// each), each entry's row and block found by shuffles, and its blocks assembled in shared memory
+// a few at a time (zeroed, the entries dropped in, then copied out with 16-byte stores: the
+// padded value array, the bulk of the output, is written once and coalesced). The warp loads the
+// next block row's bounds while working on the current one.
+//
+// The other block rows (power-law hubs) are cut into tasks (block_chunks.cuh): one warp per run
+// of at most 64 KB of consecutive blocks of one block row zeroes them with 16-byte stores, then
+// drops in the entries of those blocks (the same warp: the zeros are ordered before).
 // (Measured on an H200: the former one-CTA-per-32-KB-run scheme, with a binary search per row and
 // run, was latency bound on banded matrices: 10-15% of the bandwidth floor.)
 #include <algorithm>
@@ -53,6 +60,98 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+constexpr int kStageBytes = 6144;  // shared staging per warp of the compact kernel (at least one block)
+constexpr int kGroupsPerWarp = 4;  // (measured on an H200: 3-8% faster than 2 on a band and a stencil)
+
+template <typename V>
+__global__ void __launch_bounds__(kThreads)
+    bcsr_compact_kernel(const int64_t* __restrict__ row_ptr, const int32_t* __restrict__ col_idx,
+                        const V* __restrict__ values, int64_t rows, int height, FastDivider width, int64_t groups,
+                        const int64_t* __restrict__ block_ptr, const uint32_t* __restrict__ list,
+                        int32_t* __restrict__ block_col, int stage_bytes, V* __restrict__ out) {
+  extern __shared__ uint4 shared_stage[];
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  V* stage = reinterpret_cast<V*>(reinterpret_cast<char*>(shared_stage) + warp * stage_bytes);
+  const int w = int(width.divisor), area = height * w;
+  const bool vector_copy = (size_t(area) * sizeof(V)) % 16 == 0;
+  const int stage_blocks = stage_bytes / (area * int(sizeof(V)));
+  const int64_t warps = int64_t(gridDim.x) * kWarps;
+  // A block row's bounds (entries and blocks) are loaded one block row ahead.
+  const auto bounds = [&](int64_t g, int64_t& first, int64_t& stop, int64_t& b0, int64_t& b1) {
+    const int64_t r0 = g * height, r1 = r0 + height < rows ? r0 + height : rows;
+    first = row_ptr[r0];
+    stop = row_ptr[r1];
+    b0 = block_ptr[g];
+    b1 = block_ptr[g + 1];
+  };
+  int64_t g = int64_t(blockIdx.x) * kWarps + warp;
+  int64_t next_first = 0, next_stop = 0, next_b0 = 0, next_b1 = 0;
+  if (g < groups) bounds(g, next_first, next_stop, next_b0, next_b1);
+  for (; g < groups; g += warps) {
+    const int64_t first = next_first, stop = next_stop, b0 = next_b0, blocks = next_b1 - next_b0;
+    if (g + warps < groups) bounds(g + warps, next_first, next_stop, next_b0, next_b1);
+    const uint32_t* mine = list + first;
+    if (blocks > kCompactBlocks || stop - first > kCompactEntries) {  // the tasks' values: here only the list
+      for (int64_t k = lane; k < blocks; k += 32) block_col[b0 + k] = int32_t(mine[k]);
+      continue;
+    }
+    const int n = int(blocks);
+    if (n == 0) continue;
+    const int64_t r0 = g * height;
+    const int nrows = int(r0 + height < rows ? height : rows - r0);
+    const int32_t my_block = lane < n ? int32_t(mine[lane]) : INT32_MAX;
+    if (lane < n) block_col[b0 + lane] = my_block;
+    const int32_t my_end = lane < nrows ? int32_t(row_ptr[r0 + lane + 1] - first) : INT32_MAX;
+    const int entries = int(stop - first);
+    const int32_t* cols = col_idx + first;
+    const V* vals = values + first;
+    int32_t c[kCompactEntries / 32];
+    V v[kCompactEntries / 32];
+#pragma unroll
+    for (int u = 0; u < kCompactEntries / 32; ++u) {
+      if (u * 32 >= entries) break;  // warp-uniform
+      const int k = u * 32 + lane;
+      c[u] = k < entries ? __ldg(cols + k) : -1;
+      v[u] = k < entries ? __ldg(vals + k) : V(0);
+    }
+    // Each entry's place in the block row's blocks: block * area + row * w + column in block.
+    const int row_top = search_top(nrows - 1), block_top = search_top(n - 1);
+    int slot[kCompactEntries / 32];
+#pragma unroll
+    for (int u = 0; u < kCompactEntries / 32; ++u) {
+      slot[u] = -1;
+      if (u * 32 >= entries) continue;  // warp-uniform
+      const uint32_t column = uint32_t(c[u]);
+      const int32_t bc = int32_t(width.divide(column));
+      const int rr = count_below(my_end, nrows, row_top, u * 32 + lane + 1);  // rows ending at or before
+      const int k = count_below(my_block, n, block_top, bc);
+      slot[u] = c[u] < 0 ? -1 : k * area + rr * w + int(column - uint32_t(bc) * uint32_t(w));
+    }
+    for (int k0 = 0; k0 < n; k0 += stage_blocks) {
+      const int count = (n - k0 < stage_blocks ? n - k0 : stage_blocks) * area, low = k0 * area;
+      V* to = out + (b0 + k0) * area;
+      if (vector_copy) {
+        uint4* words = reinterpret_cast<uint4*>(stage);
+        for (int i = lane; i < count * int(sizeof(V)) / 16; i += 32) words[i] = make_uint4(0, 0, 0, 0);
+      } else {
+        for (int i = lane; i < count; i += 32) stage[i] = V(0);
+      }
+      __syncwarp();
+#pragma unroll
+      for (int u = 0; u < kCompactEntries / 32; ++u)
+        if (u * 32 < entries && slot[u] >= low && slot[u] < low + count) stage[slot[u] - low] = v[u];
+      __syncwarp();
+      if (vector_copy) {
+        const uint4* words = reinterpret_cast<const uint4*>(stage);
+        for (int i = lane; i < count * int(sizeof(V)) / 16; i += 32) reinterpret_cast<uint4*>(to)[i] = words[i];
+      } else {
+        for (int i = lane; i < count; i += 32) to[i] = stage[i];
+      }
+      __syncwarp();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gpuconv
 
@@ -70,21 +169,36 @@ DeviceBcsr<V> gpu_csr_to_bcsr(const DeviceCsrView<V>& csr, int block_height, int
   bcsr.block_width = block_width;
   const int64_t block_rows = bcsr.block_rows();
   BlockColumns b = find_block_columns(csr.row_ptr, csr.col_idx, csr.rows, csr.cols, csr.nnz, block_height, nullptr,
-                                      block_rows, block_height, block_width, false, context);
+                                      block_rows, block_height, block_width, BlockListing::kInPlace, context);
   bcsr.blocks = b.blocks;
   bcsr.block_row_ptr = std::move(b.block_ptr);
-  bcsr.block_col = std::move(b.block_col);
+  bcsr.block_col = buffer_of<int32_t>(b.blocks, context);
   const int area = block_height * block_width;
   bcsr.values = buffer_of<V>(b.blocks * area, context);
-  if (b.blocks > 0) {
+  if (b.blocks == 0) return bcsr;
+  const int64_t* block_ptr = bcsr.block_row_ptr.template as<const int64_t>();
+  const FastDivider width{uint32_t(block_width)};
+  // The staging holds at least one block (1024 doubles are 8 KB).
+  const int stage_bytes = std::max(kStageBytes, area * int(sizeof(V)));
+  const size_t shared = size_t(kWarps) * size_t(stage_bytes);
+  SPARSETC_CUDA_CHECK(cudaFuncSetAttribute(bcsr_compact_kernel<V>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           int(shared)));
+  const int64_t warps = (block_rows + kGroupsPerWarp - 1) / kGroupsPerWarp;
+  bcsr_compact_kernel<V><<<unsigned(std::min<int64_t>((warps + kWarps - 1) / kWarps, 65536)), kThreads, shared,
+                           context.stream>>>(csr.row_ptr, csr.col_idx, csr.values, csr.rows, block_height, width,
+                                             block_rows, block_ptr, b.list.template as<const uint32_t>(),
+                                             bcsr.block_col.template as<int32_t>(), stage_bytes,
+                                             bcsr.values.template as<V>());
+  SPARSETC_CUDA_CHECK_LAUNCH();
+  if (b.wide_groups > 0) {  // the block rows that are not compact: tasks
     const int64_t task_blocks = std::clamp<int64_t>(kTaskBytes / (int64_t(area) * int64_t(sizeof(V))), 1, 1024);
-    const BlockTasks tasks = make_block_tasks(bcsr.block_row_ptr.template as<const int64_t>(), block_rows, b.blocks,
-                                              task_blocks, context);
+    const BlockTasks tasks =
+        make_block_tasks(TaskCount{block_ptr, task_blocks, csr.row_ptr, block_height, csr.rows}, block_rows,
+                         b.wide_groups, b.blocks, context);
     bcsr_values_kernel<V><<<task_grid(tasks.most), kThreads, 0, context.stream>>>(
-        csr.row_ptr, csr.col_idx, csr.values, csr.rows, block_height, FastDivider(uint32_t(block_width)), block_rows,
-        bcsr.block_row_ptr.template as<const int64_t>(), bcsr.block_col.template as<const int32_t>(),
-        tasks.task_ptr.as<const int64_t>(), tasks.task_row.as<const int64_t>(), task_blocks,
-        bcsr.values.template as<V>());
+        csr.row_ptr, csr.col_idx, csr.values, csr.rows, block_height, width, block_rows, block_ptr,
+        bcsr.block_col.template as<const int32_t>(), tasks.task_ptr.as<const int64_t>(),
+        tasks.task_row.as<const int64_t>(), task_blocks, bcsr.values.template as<V>());
     SPARSETC_CUDA_CHECK_LAUNCH();
   }
   return bcsr;

@@ -110,7 +110,7 @@ DeviceBitmapTiles<V> gpu_csr_to_bitmap_tiles(const DeviceCsrView<V>& csr, const 
   tiles.nnz = csr.nnz;
   const int64_t tile_rows = tiles.tile_rows();
   BlockColumns b = find_block_columns(csr.row_ptr, csr.col_idx, csr.rows, csr.cols, csr.nnz, kTile, nullptr,
-                                      tile_rows, kTile, kTile, true, context);
+                                      tile_rows, kTile, kTile, BlockListing::kColumnsAndGroups, context);
   tiles.tiles = b.blocks;
   tiles.tile_row_ptr = std::move(b.block_ptr);
   tiles.tile_col = std::move(b.block_col);

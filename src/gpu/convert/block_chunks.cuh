@@ -19,15 +19,25 @@
 #include <cstdint>
 
 #include "gpu/convert/convert_common.cuh"
+#include "gpu/convert/convert_internal.hpp"
 
 namespace sparsetc::detail::gpuconv {
 
-// Tasks of block row I: ceil(blocks of I / task_blocks).
+// Tasks of block row I: ceil(blocks of I / task_blocks); none for a compact block row
+// (convert_internal.hpp) when row_ptr is given (a one-warp kernel has done those).
 struct TaskCount {
   const int64_t* block_ptr;
   int64_t task_blocks;
+  const int64_t* row_ptr = nullptr;
+  int height = 0;
+  int64_t rows = 0;
   __device__ int64_t operator()(int64_t I) const {
-    return (block_ptr[I + 1] - block_ptr[I] + task_blocks - 1) / task_blocks;
+    const int64_t n = block_ptr[I + 1] - block_ptr[I];
+    if (row_ptr != nullptr) {
+      const int64_t r0 = I * height, r1 = r0 + height < rows ? r0 + height : rows;
+      if (n <= kCompactBlocks && row_ptr[r1] - row_ptr[r0] <= kCompactEntries) return 0;
+    }
+    return (n + task_blocks - 1) / task_blocks;
   }
 };
 
@@ -52,6 +62,23 @@ __device__ __forceinline__ BlockTask block_task(int64_t t, const int64_t* task_r
   return task;
 }
 
+// The largest power of two not above `most` (0 for none): where a warp-uniform search starts.
+__device__ __forceinline__ int search_top(int most) { return most > 0 ? 1 << (31 - __clz(most)) : 0; }
+
+// For lanes holding increasing keys (lanes at and past `count` hold the largest), how many of the
+// first `count` are below `key` (`key` is a lane's own; top = search_top(count - 1)).
+template <typename T>
+__device__ __forceinline__ int count_below(T mine, int count, int top, T key) {
+  int at = 0;
+#pragma unroll
+  for (int step = 16; step >= 1; step >>= 1) {
+    if (step > top) continue;
+    const T v = __shfl_sync(kFullMask, mine, (at + step - 1) & 31);
+    if (at + step <= count && v < key) at += step;
+  }
+  return at;
+}
+
 // Calls f(j, rr, c, b, load(j)) for every entry j of the task (row r0 + rr, column c, block b in
 // [b0, b1)), on the lanes of the calling warp; warp-uniform arguments; height <= 32. load(j) (the
 // entry's value, say) is read together with its column, kVisitBatch loads of each in flight. A
@@ -69,8 +96,7 @@ __device__ __forceinline__ void visit_task_entries(const BlockTask& task, const 
   if (task.whole) {
     // The searches below start at the largest power of two not above their largest answer (an
     // entry lies before the last row's end and at or before the last block): warp-uniform.
-    const auto top = [](int64_t most) { return most > 0 ? 1 << (31 - __clz(int(most))) : 0; };
-    const int row_top = top(task.rows - 1), block_top = n <= 32 ? top(n - 1) : 0;
+    const int row_top = search_top(task.rows - 1), block_top = n <= 32 ? search_top(int(n) - 1) : 0;
     const int64_t row_end = lane < task.rows ? row_ptr[task.r0 + lane + 1] : INT64_MAX;
     const int32_t my_block = lane < n ? block_col[task.b0 + lane] : INT32_MAX;
     const int64_t begin = row_ptr[task.r0], end = __shfl_sync(kFullMask, row_end, task.rows - 1);
@@ -95,22 +121,10 @@ __device__ __forceinline__ void visit_task_entries(const BlockTask& task, const 
         const int64_t j = j0 + u * 32 + lane;
         const int32_t bc = int32_t(width.divide(uint32_t(c[u])));
         const int32_t offset = int32_t(j - begin);
-        int rr = 0;  // rows ending at or before j
-#pragma unroll
-        for (int step = 16; step >= 1; step >>= 1) {
-          if (step > row_top) continue;
-          const int32_t e = __shfl_sync(kFullMask, my_end, (rr + step - 1) & 31);
-          if (rr + step <= task.rows && e <= offset) rr += step;
-        }
+        const int rr = count_below(my_end, task.rows, row_top, offset + 1);  // rows ending at or before j
         int64_t b = 0;  // blocks of the task before bc
         if (n <= 32) {
-#pragma unroll
-          for (int step = 16; step >= 1; step >>= 1) {
-            if (step > block_top) continue;
-            const int32_t v = __shfl_sync(kFullMask, my_block, int(b + step - 1) & 31);
-            if (b + step <= n && v < bc) b += step;
-          }
-          b += task.b0;
+          b = task.b0 + count_below(my_block, int(n), block_top, bc);
         } else if (j < end) {
           b = lower_bound(block_col, task.b0, task.b1, bc);
         }
@@ -153,23 +167,29 @@ struct BlockTasks {
   int64_t most = 0;
 };
 
-inline BlockTasks make_block_tasks(const int64_t* block_ptr, int64_t groups, int64_t blocks, int64_t task_blocks,
+// task_groups: an upper bound of the block rows with tasks.
+inline BlockTasks make_block_tasks(const TaskCount& count, int64_t groups, int64_t task_groups, int64_t blocks,
                                    const GpuContext& context) {
+  const int64_t task_blocks = count.task_blocks;
   BlockTasks tasks;
   tasks.task_ptr = buffer_of<int64_t>(groups + 1, context);
   int64_t* ptr = tasks.task_ptr.as<int64_t>();
   zero(ptr, 1, context.stream);
   if (groups > 0) {
-    const auto counts = thrustns::make_transform_iterator(thrustns::counting_iterator<int64_t>(0),
-                                                          TaskCount{block_ptr, task_blocks});
+    const auto counts = thrustns::make_transform_iterator(thrustns::counting_iterator<int64_t>(0), count);
     run_cub("cub::DeviceScan::InclusiveSum", context, [&](void* temp, size_t& bytes) {
       return cubns::DeviceScan::InclusiveSum(temp, bytes, counts, ptr + 1, groups, context.stream);
     });
   }
-  tasks.most = groups + blocks / task_blocks + 1;
+  tasks.most = task_groups + blocks / task_blocks + 1;
   tasks.task_row = buffer_of<int64_t>(tasks.most, context);
   for_each_index(groups, context, TaskRows{ptr, tasks.task_row.as<int64_t>()});
   return tasks;
+}
+
+inline BlockTasks make_block_tasks(const int64_t* block_ptr, int64_t groups, int64_t blocks, int64_t task_blocks,
+                                   const GpuContext& context) {
+  return make_block_tasks(TaskCount{block_ptr, task_blocks}, groups, groups, blocks, context);
 }
 
 // CTAs of kThreads for one warp per task (grid-stride beyond 65536 CTAs).

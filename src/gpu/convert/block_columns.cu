@@ -1,28 +1,33 @@
 // find_block_columns: the distinct column blocks of every row group, in increasing order (the
 // common first half of the BCSR, bitmap-tile and VBR conversions). No sort.
 //
-// A group of at most 256 entries (most groups of banded, stencil and scattered matrices) is read
-// at once into its warp's registers, 8 loads per lane in flight, with no per-row state; its first
-// window starts at the warp's minimum and later windows reuse the registers. Each warp loads the
-// entry range of its next group before working on the current one (that latency hides behind
-// it). Column blocks come from a multiply-high division by the width (fast_divider.hpp).
+// First pass (narrow_blocks_kernel, 1 KB of shared memory per warp: high occupancy): a group of
+// at most 256 entries (most groups of banded, stencil and scattered matrices) is read at once
+// into its warp's registers, 8 loads per lane in flight, with no per-row state; each warp loads
+// the entry range of its next group before working on the current one. Column blocks come from a
+// multiply-high division by the width (fast_divider.hpp). Blocks spanning fewer than 32 (banded
+// rows) are one bit each in a register, ORed over the warp; blocks spanning fewer than 8192 go
+// through a small bitmap window (below). The pass marks the other groups in counts for the second
+// pass, and lists the heavy ones.
 //
-// Otherwise the warp merges the group's rows through a bitmap over a window of 65536 column
-// blocks in its shared memory (8 KB, plus a 256-byte summary with one bit per non-zero word): each
-// row's entries in the window (a prefix of what is left of the row, since rows are sorted) are
-// read 32 at a time, coalesced, and set their bits; then the summary leads to the non-zero words
-// only, whose bits are listed in order (a warp prefix sum of popcounts) and cleared. The next
-// window starts at the smallest column block left in any row, so empty windows are never
-// visited. Cost: every entry read once, plus one 32-wide load per row and window, plus work
-// proportional to the distinct blocks. A group of at most 32 rows whose blocks span at most four
-// windows reads its entries instead as one contiguous range, once per window, four loads per lane
-// in flight (no chain of loads row after row; measured on an H200, 1.3-1.7x faster). Lanes that
-// set the same bit elect one of them first (a match), so dense rows cost one shared atomic per
-// block, not per entry. Each warp takes two groups (grid-stride). Groups of more than 4096
-// entries (power-law hubs) go to a second kernel instead, one CTA per group with a 64 KB window
-// (524288 column blocks), 1024 entries per step. A group's list is written at its first entry's
-// position (it has at most as many blocks as entries); after the scan of the counts (one read
-// back: the total), one warp per group copies its list to block_col.
+// Second pass (distinct_blocks_kernel, the marked groups): the warp merges the group's rows through
+// a bitmap over a window of 65536 column blocks in its shared memory (8 KB, plus a 256-byte summary
+// with one bit per non-zero word): each row's entries in the window (a prefix of what is left of
+// the row, since rows are sorted) are read 32 at a time, coalesced, and set their bits; then the
+// summary leads to the non-zero words only, whose bits are listed in order (a warp prefix sum of
+// popcounts) and cleared. The next window starts at the smallest column block left in any row, so
+// empty windows are never visited. Cost: every entry read once, plus one 32-wide load per row and
+// window, plus work proportional to the distinct blocks. A group of at most 32 rows whose blocks
+// span at most four windows reads its entries instead as one contiguous range, once per window,
+// four loads per lane in flight (no chain of loads row after row; measured on an H200, 1.3-1.7x
+// faster). Lanes that set the same bit elect one of them first (a match), so dense rows cost one
+// shared atomic per block, not per entry. Groups of more than 4096 entries (power-law hubs) go to
+// a third kernel instead, one CTA per group with a 64 KB window (524288 column blocks), 1024
+// entries per step. A group's list is written at its first entry's position (it has at most as
+// many blocks as entries); after the scan of the counts (one read back: the total, with the count
+// of groups that are not compact), one warp per group copies its list to block_col, or the
+// consumer does (BlockListing::kInPlace). The counters take one atomic per warp, not per group (a
+// stencil's every group is wide: one atomic each serialised on one address).
 #include <algorithm>
 #include <cstdint>
 
@@ -45,6 +50,9 @@ constexpr int kHeavyStep = kThreads * kHeavyUnroll;
 constexpr int kFlatWindows = 4;                 // short groups spanning at most this many windows: flat reads
 constexpr int kFlatUnroll = 4;                  // 32-entry loads in flight per lane
 constexpr int kRegisterUnroll = 8;              // groups of at most 256 entries: all loads in flight at once
+constexpr int kNarrowWords = 256;               // the first pass's window: 8192 column blocks
+constexpr int64_t kDeferredGroup = -1;          // counts[g] after the first pass: left to distinct_blocks_kernel
+constexpr int64_t kHeavyGroup = -2;             // ... left to distinct_blocks_heavy_kernel
 
 struct Groups {
   const int64_t* row_ptr;
@@ -101,12 +109,14 @@ __device__ __forceinline__ Index list_and_clear(uint32_t* bits, int s, uint32_t 
 
 // Lists the window's blocks (from w0) in order to out and clears the window; returns how many. The
 // summary words in two rounds of 32 lanes; a round with no summary bit is skipped.
+template <int Words = kWords>
 __device__ __forceinline__ int list_window(uint32_t* bits, uint32_t* summary, uint32_t w0, uint32_t* out) {
   const int lane = threadIdx.x & 31;
+  constexpr int kSummaryWords = Words / 32;
   int count = 0;
-  for (int round = 0; round < kSummary / 32; ++round) {
+  for (int round = 0; round * 32 < kSummaryWords; ++round) {
     const int s = round * 32 + lane;
-    const uint32_t words = summary[s];
+    const uint32_t words = s < kSummaryWords ? summary[s] : 0u;
     if (__ballot_sync(kFullMask, words != 0) == 0) continue;  // nothing in these 1024 words
     const int mine = blocks_under(bits, s, words);
     int inclusive = mine;
@@ -116,78 +126,183 @@ __device__ __forceinline__ int list_window(uint32_t* bits, uint32_t* summary, ui
       if (lane >= offset) inclusive += v;
     }
     list_and_clear(bits, s, words, w0, out, count + (inclusive - mine));
-    summary[s] = 0;
+    if (s < kSummaryWords) summary[s] = 0;
     count += __shfl_sync(kFullMask, inclusive, 31);
   }
   __syncwarp();
   return count;
 }
 
-// A group of at most kRegisterEntries entries: all of them in the lanes' registers at once (one
-// round of loads, no per-row cursors, no search for the first window: the warp's minimum is it).
-// Returns the group's block count; its list goes to out.
-__device__ __forceinline__ int64_t distinct_blocks_in_registers(uint32_t* bits, uint32_t* summary,
-                                                                const int32_t* __restrict__ col_idx, int64_t first,
-                                                                int64_t stop, FastDivider width, uint32_t* out) {
+// The column blocks of a group of at most 32 * kRegisterUnroll entries, [first, stop), into the
+// lanes' registers (kNone past the end): one round of loads, all in flight at once. Returns the
+// warp's smallest block (kNone: no entries) and sets `highest` to its largest.
+__device__ __forceinline__ uint32_t load_group_blocks(const int32_t* __restrict__ col_idx, int64_t first, int entries,
+                                                      FastDivider width, uint32_t (&bc)[kRegisterUnroll],
+                                                      uint32_t& highest) {
   const int lane = threadIdx.x & 31;
-  uint32_t bc[kRegisterUnroll];
-  uint32_t w0 = kNone;
+  const int32_t* cols = col_idx + first;
+  uint32_t lowest = kNone;
+  highest = 0;
 #pragma unroll
   for (int u = 0; u < kRegisterUnroll; ++u) {
-    const int64_t j = first + u * 32 + lane;
-    bc[u] = j < stop ? width.divide(uint32_t(__ldg(col_idx + j))) : kNone;
-    w0 = min(w0, bc[u]);
+    const int k = u * 32 + lane;
+    bc[u] = k < entries ? width.divide(uint32_t(__ldg(cols + k))) : kNone;
+    lowest = min(lowest, bc[u]);
+    if (bc[u] != kNone) highest = max(highest, bc[u]);
   }
-  w0 = warp_min(w0);
+  highest = __reduce_max_sync(kFullMask, highest);
+  return warp_min(lowest);
+}
+
+// A group in the registers whose blocks all lie in [w0, w0 + 32) (banded rows): one bit per block
+// in a register, ORed over the warp; the listing is a popcount (no shared memory, no atomics).
+__device__ __forceinline__ int list_by_mask(const uint32_t (&bc)[kRegisterUnroll], uint32_t w0, uint32_t* out) {
+  const int lane = threadIdx.x & 31;
+  uint32_t mask = 0;
+#pragma unroll
+  for (int u = 0; u < kRegisterUnroll; ++u)
+    if (bc[u] != kNone) mask |= 1u << (bc[u] - w0);
+  mask = __reduce_or_sync(kFullMask, mask);
+  if ((mask >> lane) & 1u) out[__popc(mask & ((1u << lane) - 1u))] = w0 + uint32_t(lane);
+  return __popc(mask);
+}
+
+// A group in the registers, any span: through the shared bitmap window by window (no per-row
+// cursors, no search for the first window: the warp's minimum is it). Returns the group's block
+// count; its list goes to out.
+template <int Words = kWords>
+__device__ __forceinline__ int64_t distinct_blocks_in_registers(uint32_t* bits, uint32_t* summary,
+                                                                const uint32_t (&bc)[kRegisterUnroll], int entries,
+                                                                uint32_t w0, uint32_t* out) {
   int64_t count = 0;
   while (w0 != kNone) {
-    const uint64_t w1 = uint64_t(w0) + uint64_t(kWords) * 32;  // window [w0, w1)
+    const uint64_t w1 = uint64_t(w0) + uint64_t(Words) * 32;  // window [w0, w1)
     uint32_t following = kNone;
 #pragma unroll
     for (int u = 0; u < kRegisterUnroll; ++u) {
-      if (first + u * 32 >= stop) break;  // warp-uniform
+      if (u * 32 >= entries) break;  // warp-uniform
       const bool inside = bc[u] != kNone && bc[u] >= w0 && uint64_t(bc[u]) < w1;
       set_bits(bits, summary, inside, bc[u] - w0);
       if (bc[u] != kNone && uint64_t(bc[u]) >= w1) following = min(following, bc[u]);
     }
     __syncwarp();
-    count += list_window(bits, summary, w0, out + count);
+    count += list_window<Words>(bits, summary, w0, out + count);
     w0 = warp_min(following);
   }
   return count;
 }
 
+// The entry range of group g, loaded one group ahead of its use.
+struct EntryRange {
+  int64_t first = 0, stop = 0;
+  __device__ void load(const Groups& groups_of, int64_t g) {
+    int64_t r0, r1;
+    groups_of.range(g, r0, r1);
+    first = groups_of.row_ptr[r0];
+    stop = groups_of.row_ptr[r1];
+  }
+};
+
+// First pass, with a small window (1 KB per warp: high occupancy): groups of at most
+// 32 * kRegisterUnroll entries whose blocks span fewer than 32 (list_by_mask) or kNarrowWords * 32
+// (the bitmap) are done here; heavy groups are listed for distinct_blocks_heavy_kernel and the
+// others for distinct_blocks_kernel (in no particular order).
+__global__ void __launch_bounds__(kThreads)
+    narrow_blocks_kernel(Groups groups_of, int64_t groups, const int32_t* __restrict__ col_idx, FastDivider width,
+                         uint32_t* __restrict__ list, int64_t* __restrict__ counts, int64_t* __restrict__ heavy,
+                         ListCounters* __restrict__ counters) {
+  __shared__ uint32_t narrow_bits[kWarps][kNarrowWords + kNarrowWords / 32];
+  const int lane = threadIdx.x & 31;
+  uint32_t* bits = narrow_bits[threadIdx.x >> 5];
+  uint32_t* summary = bits + kNarrowWords;
+  for (int i = lane; i < kNarrowWords + kNarrowWords / 32; i += 32) bits[i] = 0;
+  __syncwarp();
+  const int64_t warps = int64_t(gridDim.x) * kWarps;
+  int64_t g = int64_t(blockIdx.x) * kWarps + (threadIdx.x >> 5);
+  EntryRange ahead;
+  unsigned long long wide = 0;  // one atomic per warp (one per group contends on a stencil's every group)
+  if (g < groups) ahead.load(groups_of, g);
+  for (; g < groups; g += warps) {
+    const EntryRange range = ahead;
+    if (g + warps < groups) ahead.load(groups_of, g + warps);
+    const int64_t entries = range.stop - range.first;
+    if (entries > kHeavyEntries) {
+      if (lane == 0) {
+        heavy[atomicAdd(&counters->heavy_groups, 1ull)] = g;
+        counts[g] = kHeavyGroup;
+      }
+      ++wide;
+      continue;
+    }
+    if (entries <= 32 * kRegisterUnroll) {
+      uint32_t bc[kRegisterUnroll], highest;
+      const uint32_t w0 = load_group_blocks(col_idx, range.first, int(entries), width, bc, highest);
+      if (w0 == kNone) {
+        if (lane == 0) counts[g] = 0;
+        continue;
+      }
+      if (highest - w0 < 32) {
+        const int count = list_by_mask(bc, w0, list + range.first);
+        if (lane == 0) counts[g] = count;
+        continue;
+      }
+      if (highest - w0 < uint32_t(kNarrowWords) * 32) {  // one window
+        const int64_t count =
+            distinct_blocks_in_registers<kNarrowWords>(bits, summary, bc, int(entries), w0, list + range.first);
+        if (lane == 0) counts[g] = count;
+        wide += count > kCompactBlocks;
+        continue;
+      }
+    }
+    if (lane == 0) counts[g] = kDeferredGroup;
+  }
+  if (lane == 0 && wide > 0) atomicAdd(&counters->wide_groups, wide);
+}
+
+// The groups narrow_blocks_kernel deferred (counts[g] == kDeferredGroup), one warp each
+// (grid-stride over all groups: the warps skip the others).
 __global__ void __launch_bounds__(kGroupWarps * 32)
     distinct_blocks_kernel(Groups groups_of, int64_t groups, const int32_t* __restrict__ col_idx, FastDivider width,
-                           int64_t* __restrict__ row_cursor, uint32_t* __restrict__ list, int64_t* __restrict__ counts) {
-  extern __shared__ uint32_t shared_bits[];
+                           int64_t* __restrict__ row_cursor, uint32_t* __restrict__ list, int64_t* __restrict__ counts,
+                           ListCounters* __restrict__ counters) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  extern __shared__ uint32_t shared_bits[];
   uint32_t* bits = shared_bits + warp * (kWords + kSummary);
   uint32_t* summary = bits + kWords;
-  for (int i = lane; i < kWords + kSummary; i += 32) bits[i] = 0;
-  __syncwarp();
+  bool cleared = false;  // the window is cleared for the warp's first deferred group
+  unsigned long long wide = 0;
   const int64_t* row_ptr = groups_of.row_ptr;
   const int64_t warps = int64_t(gridDim.x) * kGroupWarps;
-  // A group's entry range is loaded one group ahead, so its latency hides behind the group before.
-  int64_t g = int64_t(blockIdx.x) * kGroupWarps + warp, ahead_first = 0, ahead_end = 0;
-  const auto entry_range = [&](int64_t group, int64_t& first, int64_t& stop) {
-    int64_t q0, q1;
-    groups_of.range(group, q0, q1);
-    first = row_ptr[q0];
-    stop = row_ptr[q1];
-  };
-  if (g < groups) entry_range(g, ahead_first, ahead_end);
+  // A group's state and entry range are loaded one group ahead, so their latency hides behind the
+  // group before.
+  int64_t g = int64_t(blockIdx.x) * kGroupWarps + warp, ahead_state = 0;
+  EntryRange ahead;
+  if (g < groups) {
+    ahead_state = counts[g];
+    ahead.load(groups_of, g);
+  }
   for (; g < groups; g += warps) {
-    const int64_t first_entry = ahead_first, group_end = ahead_end;
-    if (g + warps < groups) entry_range(g + warps, ahead_first, ahead_end);
+    const int64_t state = ahead_state, first_entry = ahead.first, group_end = ahead.stop;
+    if (g + warps < groups) {
+      ahead_state = counts[g + warps];
+      ahead.load(groups_of, g + warps);
+    }
+    if (state != kDeferredGroup) continue;
+    if (!cleared) {
+      for (int i = lane; i < kWords + kSummary; i += 32) bits[i] = 0;
+      __syncwarp();
+      cleared = true;
+    }
     int64_t r0, r1;
     groups_of.range(g, r0, r1);
     const int64_t nrows = r1 - r0;
-    if (group_end - first_entry > kHeavyEntries) continue;  // distinct_blocks_heavy_kernel's
     if (group_end - first_entry <= 32 * kRegisterUnroll) {
-      const int64_t count =
-          distinct_blocks_in_registers(bits, summary, col_idx, first_entry, group_end, width, list + first_entry);
+      uint32_t bc[kRegisterUnroll], highest;
+      const int entries = int(group_end - first_entry);
+      const uint32_t w0 = load_group_blocks(col_idx, first_entry, entries, width, bc, highest);
+      const int64_t count = distinct_blocks_in_registers(bits, summary, bc, entries, w0, list + first_entry);
       if (lane == 0) counts[g] = count;
+      wide += count > kCompactBlocks || entries > kCompactEntries;
       continue;
     }
     const bool tall = nrows > 32;  // cursors in row_cursor instead of lane registers
@@ -276,19 +391,23 @@ __global__ void __launch_bounds__(kGroupWarps * 32)
       w0 = following;
     }
     if (lane == 0) counts[g] = count;
+    wide += count > kCompactBlocks || group_end - first_entry > kCompactEntries;
   }
+  if (lane == 0 && wide > 0) atomicAdd(&counters->wide_groups, wide);
 }
 
 // Groups of more than kHeavyEntries entries, one CTA each (the list of them and its length come
-// from cub::DeviceSelect on the device). Same algorithm as distinct_blocks_kernel with the CTA's
+// from distinct_blocks_kernel, in no particular order). Same algorithm as distinct_blocks_kernel with the CTA's
 // 256 threads on each row, 1024 entries a step, and a 64 KB window; the listing is a CTA prefix
 // sum.
 __global__ void __launch_bounds__(kThreads)
     distinct_blocks_heavy_kernel(Groups groups_of, const int64_t* __restrict__ which,
-                                 const int64_t* __restrict__ which_count, const int32_t* __restrict__ col_idx,
+                                 const ListCounters* __restrict__ counters, const int32_t* __restrict__ col_idx,
                                  FastDivider width, int64_t* __restrict__ row_cursor, uint32_t* __restrict__ list,
                                  int64_t* __restrict__ counts) {
   using Scan = cubns::BlockScan<int, kThreads>;
+  const int64_t heavy = int64_t(counters->heavy_groups);
+  if (blockIdx.x >= heavy) return;  // (most launches: no heavy group, nothing to clear)
   extern __shared__ uint32_t shared_bits[];
   __shared__ typename Scan::TempStorage scan_temp;
   __shared__ uint32_t shared_min, shared_next;
@@ -300,7 +419,6 @@ __global__ void __launch_bounds__(kThreads)
   const int tid = threadIdx.x;
   for (int i = tid; i < kHeavyWords + kHeavySummary; i += kThreads) bits[i] = 0;
   const int64_t* row_ptr = groups_of.row_ptr;
-  const int64_t heavy = *which_count;
   for (int64_t m = blockIdx.x; m < heavy; m += gridDim.x) {
     const int64_t g = which[m];
     int64_t r0, r1;
@@ -377,15 +495,6 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-struct IsHeavy {
-  Groups groups_of;
-  __device__ bool operator()(int64_t g) const {
-    int64_t r0, r1;
-    groups_of.range(g, r0, r1);
-    return groups_of.row_ptr[r1] - groups_of.row_ptr[r0] > kHeavyEntries;
-  }
-};
-
 // One warp per group: its list to block_col (and the group of each block).
 __global__ void __launch_bounds__(kThreads)
     copy_lists_kernel(Groups groups_of, int64_t groups, const uint32_t* __restrict__ list,
@@ -412,8 +521,9 @@ unsigned warp_grid(int64_t items, int warps_per_cta) {
 }  // namespace
 
 BlockColumns find_block_columns(const int64_t* row_ptr, const int32_t* col_idx, int64_t rows, int64_t cols,
-                                int64_t nnz, int fixed_height, const int64_t* d_group_ptr, int64_t groups, int64_t max_group_rows,
-                                int64_t block_width, bool with_groups, const GpuContext& context) {
+                                int64_t nnz, int fixed_height, const int64_t* d_group_ptr, int64_t groups,
+                                int64_t max_group_rows, int64_t block_width, BlockListing listing,
+                                const GpuContext& context) {
   require(block_width >= 1, SPARSETC_STATUS_INVALID_VALUE, "block width ", block_width, " must be positive");
   const int64_t column_blocks = (cols + block_width - 1) / block_width;
   require(column_blocks < int64_t(kNone) && column_blocks <= kMaxInt32 + int64_t(1), SPARSETC_STATUS_SIZE_OVERFLOW,
@@ -423,12 +533,24 @@ BlockColumns find_block_columns(const int64_t* row_ptr, const int32_t* col_idx, 
   result.block_ptr = buffer_of<int64_t>(groups + 1, context);
   const Groups groups_of{row_ptr, rows, fixed_height, d_group_ptr};
   DeviceBuffer counts = buffer_of<int64_t>(groups, context);
-  DeviceBuffer list = buffer_of<uint32_t>(nnz, context);
+  result.list = buffer_of<uint32_t>(nnz, context);
+  uint32_t* list = result.list.as<uint32_t>();
+  DeviceBuffer counters = buffer_of<ListCounters>(1, context);
+  ListCounters* d_counters = counters.as<ListCounters>();
+  zero(d_counters, 1, context.stream);
   // row cursors for groups of more than 32 rows and for the heavy kernel
   DeviceBuffer cursors = buffer_of<int64_t>(max_group_rows > 32 || nnz > kHeavyEntries ? rows : 0, context);
   // (a width past 2^31 puts every column in block 0, as the divisor 2^31 - 1 does)
   const FastDivider divider(uint32_t(std::min<int64_t>(block_width, kMaxInt32)));
   if (groups > 0) {
+    // heavy groups, listed by the narrow kernel as it meets them (at most one per kHeavyEntries
+    // entries); it marks the groups it leaves to distinct_blocks_kernel in counts
+    const int64_t most_heavy = std::min<int64_t>(groups, nnz / kHeavyEntries + 1);
+    DeviceBuffer heavy = buffer_of<int64_t>(most_heavy, context);
+    narrow_blocks_kernel<<<warp_grid((groups + kGroupsPerWarp - 1) / kGroupsPerWarp, kWarps), kThreads, 0,
+                           context.stream>>>(groups_of, groups, col_idx, divider, list, counts.as<int64_t>(),
+                                             heavy.as<int64_t>(), d_counters);
+    SPARSETC_CUDA_CHECK_LAUNCH();
     const size_t shared = size_t(kGroupWarps) * (kWords + kSummary) * sizeof(uint32_t);
     SPARSETC_CUDA_CHECK(cudaFuncSetAttribute(distinct_blocks_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              int(shared)));
@@ -438,37 +560,36 @@ BlockColumns find_block_columns(const int64_t* row_ptr, const int32_t* col_idx, 
     // warp pays a clearing per group.)
     const unsigned grid = warp_grid((groups + kGroupsPerWarp - 1) / kGroupsPerWarp, kGroupWarps);
     distinct_blocks_kernel<<<grid, kGroupWarps * 32, shared, context.stream>>>(
-        groups_of, groups, col_idx, divider, cursors.as<int64_t>(), list.as<uint32_t>(),
-        counts.as<int64_t>());
+        groups_of, groups, col_idx, divider, cursors.as<int64_t>(), list, counts.as<int64_t>(), d_counters);
     SPARSETC_CUDA_CHECK_LAUNCH();
-    if (nnz > kHeavyEntries) {  // groups above kHeavyEntries, found and counted on the device
-      DeviceBuffer heavy = buffer_of<int64_t>(groups + 1, context);
-      int64_t* heavy_count = heavy.as<int64_t>() + groups;
-      run_cub("cub::DeviceSelect::If", context, [&](void* temp, size_t& bytes) {
-        return cubns::DeviceSelect::If(temp, bytes, thrustns::counting_iterator<int64_t>(0), heavy.as<int64_t>(),
-                                       heavy_count, groups, IsHeavy{groups_of}, context.stream);
-      });
+    if (nnz > kHeavyEntries) {
       const size_t heavy_shared = size_t(kHeavyWords + kHeavySummary) * sizeof(uint32_t);
       SPARSETC_CUDA_CHECK(cudaFuncSetAttribute(distinct_blocks_heavy_kernel,
                                                cudaFuncAttributeMaxDynamicSharedMemorySize, int(heavy_shared)));
-      const int64_t most = std::min<int64_t>(groups, nnz / kHeavyEntries + 1);
-      distinct_blocks_heavy_kernel<<<unsigned(std::min<int64_t>(most, 1024)), kThreads, heavy_shared,
-                                     context.stream>>>(groups_of, heavy.as<const int64_t>(), heavy_count, col_idx,
-                                                       divider, cursors.as<int64_t>(),
-                                                       list.as<uint32_t>(), counts.as<int64_t>());
+      distinct_blocks_heavy_kernel<<<unsigned(std::min<int64_t>(most_heavy, 1024)), kThreads, heavy_shared,
+                                     context.stream>>>(groups_of, heavy.as<const int64_t>(), d_counters, col_idx,
+                                                       divider, cursors.as<int64_t>(), list, counts.as<int64_t>());
       SPARSETC_CUDA_CHECK_LAUNCH();
     }
   }
   exclusive_scan_total(counts.as<const int64_t>(), result.block_ptr.as<int64_t>(), groups, context);
-  result.blocks = read_back(result.block_ptr.as<const int64_t>() + groups, context.stream);
+  // One read-back: the block count (copied next to the counters) and the wide groups.
+  copy_device_to_device(&d_counters->blocks, result.block_ptr.as<const int64_t>() + groups, sizeof(int64_t),
+                        context.stream);
+  const ListCounters totals = read_back(d_counters, context.stream);
+  result.blocks = int64_t(totals.blocks);
+  result.wide_groups = int64_t(totals.wide_groups);
+  if (listing == BlockListing::kInPlace) return result;
   result.block_col = buffer_of<int32_t>(result.blocks, context);
+  const bool with_groups = listing == BlockListing::kColumnsAndGroups;
   if (with_groups) result.block_group = buffer_of<int32_t>(result.blocks, context);
   if (result.blocks > 0) {
     copy_lists_kernel<<<warp_grid(groups, kWarps), kThreads, 0, context.stream>>>(
-        groups_of, groups, list.as<const uint32_t>(), result.block_ptr.as<const int64_t>(),
-        result.block_col.as<int32_t>(), with_groups ? result.block_group.as<int32_t>() : nullptr);
+        groups_of, groups, list, result.block_ptr.as<const int64_t>(), result.block_col.as<int32_t>(),
+        with_groups ? result.block_group.as<int32_t>() : nullptr);
     SPARSETC_CUDA_CHECK_LAUNCH();
   }
+  result.list = DeviceBuffer();
   return result;
 }
 

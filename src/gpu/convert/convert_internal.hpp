@@ -55,18 +55,37 @@ void transpose_user_arrays(int64_t outer, int64_t inner, int64_t nnz, const void
 
 // The blocks of a CSR cut into row groups (fixed height, or the partition group_ptr) and column
 // blocks of `block_width`: for each group, its distinct column blocks in increasing order.
+//
+// A compact group has at most kCompactEntries entries and kCompactBlocks blocks: its entries fit
+// one round of a warp's register loads and its blocks the lanes (the consumers' one-warp path).
+constexpr int64_t kCompactEntries = 256;
+constexpr int64_t kCompactBlocks = 32;
+
+// What find_block_columns hands back besides block_ptr: block_col (and block_group), or the lists
+// in place (list: group g's blocks from list[row_ptr[first row of g]], for a consumer that writes
+// block_col itself as it goes).
+enum class BlockListing { kColumns, kColumnsAndGroups, kInPlace };
+
 struct BlockColumns {
   int64_t groups = 0, blocks = 0;
+  int64_t wide_groups = 0;   // groups that are not compact
   DeviceBuffer block_ptr;    // int64, groups + 1: the blocks of each group
   DeviceBuffer block_col;    // int32, blocks: column block, increasing within a group
-  DeviceBuffer block_group;  // int32, blocks: the group of each block (when asked for)
+  DeviceBuffer block_group;  // int32, blocks: the group of each block (kColumnsAndGroups)
+  DeviceBuffer list;         // uint32, nnz: the lists in place (kInPlace)
+};
+
+// Device counters of find_block_columns (read back together).
+struct ListCounters {
+  unsigned long long heavy_groups, wide_groups, blocks;
 };
 
 // fixed_height > 0: groups of fixed_height rows (the last one partial); otherwise d_group_ptr
 // (device, groups + 1 row boundaries) with max_group_rows the tallest group. Requires
 // column blocks < 2^32 - 1. One synchronisation point (the block count is read back).
 BlockColumns find_block_columns(const int64_t* row_ptr, const int32_t* col_idx, int64_t rows, int64_t cols,
-                                int64_t nnz, int fixed_height, const int64_t* d_group_ptr, int64_t groups, int64_t max_group_rows,
-                                int64_t block_width, bool with_groups, const GpuContext& context);
+                                int64_t nnz, int fixed_height, const int64_t* d_group_ptr, int64_t groups,
+                                int64_t max_group_rows, int64_t block_width, BlockListing listing,
+                                const GpuContext& context);
 
 }  // namespace sparsetc::detail::gpuconv

@@ -95,7 +95,7 @@ DeviceVbr<V> gpu_csr_to_vbr(const DeviceCsrView<V>& csr, const std::vector<int64
   const int64_t* d_group_ptr = vbr.group_ptr.template as<const int64_t>();
 
   BlockColumns b = find_block_columns(csr.row_ptr, csr.col_idx, csr.rows, csr.cols, csr.nnz, 0, d_group_ptr,
-                                      vbr.groups, tallest, block_width, true, context);
+                                      vbr.groups, tallest, block_width, BlockListing::kColumnsAndGroups, context);
   vbr.blocks = b.blocks;
   vbr.block_ptr = std::move(b.block_ptr);
   vbr.block_col = std::move(b.block_col);
