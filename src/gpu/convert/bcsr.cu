@@ -114,8 +114,14 @@ __global__ void __launch_bounds__(kThreads)
       c[u] = k < entries ? __ldg(cols + k) : -1;
       v[u] = k < entries ? __ldg(vals + k) : V(0);
     }
-    // Each entry's place in the block row's blocks: block * area + row * w + column in block.
+    // Each entry's place in the block row's blocks: block * area + row * w + column in block. Where
+    // the blocks span fewer than 32 (banded rows) an entry's block is a popcount of their mask
+    // instead of a search.
     const int row_top = search_top(nrows - 1), block_top = search_top(n - 1);
+    const int32_t first_block = __shfl_sync(kFullMask, my_block, 0);
+    const bool by_mask = __shfl_sync(kFullMask, my_block, n - 1) - first_block < 32;
+    const uint32_t block_mask =
+        __reduce_or_sync(kFullMask, lane < n && by_mask ? 1u << ((my_block - first_block) & 31) : 0u);
     int slot[kCompactEntries / 32];
 #pragma unroll
     for (int u = 0; u < kCompactEntries / 32; ++u) {
@@ -124,7 +130,8 @@ __global__ void __launch_bounds__(kThreads)
       const uint32_t column = uint32_t(c[u]);
       const int32_t bc = int32_t(width.divide(column));
       const int rr = count_below(my_end, nrows, row_top, u * 32 + lane + 1);  // rows ending at or before
-      const int k = count_below(my_block, n, block_top, bc);
+      const int k = by_mask ? __popc(block_mask & ((1u << ((bc - first_block) & 31)) - 1u))
+                            : count_below(my_block, n, block_top, bc);
       slot[u] = c[u] < 0 ? -1 : k * area + rr * w + int(column - uint32_t(bc) * uint32_t(w));
     }
     for (int k0 = 0; k0 < n; k0 += stage_blocks) {
