@@ -91,7 +91,7 @@ __global__ void __launch_bounds__(kThreads)
     const int64_t first = next_first, stop = next_stop, b0 = next_b0, blocks = next_b1 - next_b0;
     if (g + warps < groups) bounds(g + warps, next_first, next_stop, next_b0, next_b1);
     const uint32_t* mine = list + first;
-    if (blocks > kCompactBlocks || stop - first > kCompactEntries) {  // the tasks' values: here only the list
+    if (!is_compact_group(stop - first, blocks)) {  // the tasks' values: here only the list
       for (int64_t k = lane; k < blocks; k += 32) block_col[b0 + k] = int32_t(mine[k]);
       continue;
     }

@@ -35,7 +35,7 @@ struct TaskCount {
     const int64_t n = block_ptr[I + 1] - block_ptr[I];
     if (row_ptr != nullptr) {
       const int64_t r0 = I * height, r1 = r0 + height < rows ? r0 + height : rows;
-      if (n <= kCompactBlocks && row_ptr[r1] - row_ptr[r0] <= kCompactEntries) return 0;
+      if (is_compact_group(row_ptr[r1] - row_ptr[r0], n)) return 0;
     }
     return (n + task_blocks - 1) / task_blocks;
   }

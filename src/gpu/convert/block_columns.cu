@@ -250,7 +250,7 @@ __global__ void __launch_bounds__(kThreads)
         const int64_t count =
             distinct_blocks_in_registers<kNarrowWords>(bits, summary, bc, int(entries), w0, list + range.first);
         if (lane == 0) counts[g] = count;
-        wide += count > kCompactBlocks;
+        wide += !is_compact_group(entries, count);
         continue;
       }
     }
@@ -302,7 +302,7 @@ __global__ void __launch_bounds__(kGroupWarps * 32)
       const uint32_t w0 = load_group_blocks(col_idx, first_entry, entries, width, bc, highest);
       const int64_t count = distinct_blocks_in_registers(bits, summary, bc, entries, w0, list + first_entry);
       if (lane == 0) counts[g] = count;
-      wide += count > kCompactBlocks || entries > kCompactEntries;
+      wide += !is_compact_group(entries, count);
       continue;
     }
     const bool tall = nrows > 32;  // cursors in row_cursor instead of lane registers
@@ -391,7 +391,7 @@ __global__ void __launch_bounds__(kGroupWarps * 32)
       w0 = following;
     }
     if (lane == 0) counts[g] = count;
-    wide += count > kCompactBlocks || group_end - first_entry > kCompactEntries;
+    wide += !is_compact_group(group_end - first_entry, count);
   }
   if (lane == 0 && wide > 0) atomicAdd(&counters->wide_groups, wide);
 }

@@ -61,6 +61,11 @@ void transpose_user_arrays(int64_t outer, int64_t inner, int64_t nnz, const void
 constexpr int64_t kCompactEntries = 256;
 constexpr int64_t kCompactBlocks = 32;
 
+// The one rule the counters, the task split and the one-warp kernels share.
+constexpr bool is_compact_group(int64_t entries, int64_t blocks) {
+  return entries <= kCompactEntries && blocks <= kCompactBlocks;
+}
+
 // What find_block_columns hands back besides block_ptr: block_col (and block_group), or the lists
 // in place (list: group g's blocks from list[row_ptr[first row of g]], for a consumer that writes
 // block_col itself as it goes).
