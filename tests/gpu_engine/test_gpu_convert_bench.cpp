@@ -251,9 +251,9 @@ TEST(GpuConvertBench, Timings) {
              csr_bytes + 8 * (rows / 8 + 2) + double(t.tiles) * 24 + 8 + 8 * nnz);
       const double find_ms = time_ms(stream, [&] {
         sd::gpuconv::find_block_columns(v.row_ptr, v.col_idx, v.rows, v.cols, v.nnz, 8, nullptr, (v.rows + 7) / 8, 8,
-                                        8, sd::gpuconv::BlockListing::kColumnsAndGroups, ctx);
+                                        8, sd::gpuconv::BlockListing::kInPlace, ctx);
       });
-      report("  of which find_block_columns", find_ms, 8 * (rows + 1) + 4 * nnz + 8 * double(t.tiles));
+      report("  of which find_block_columns", find_ms, 8 * (rows + 1) + 4 * nnz + 4 * double(t.tiles));
     }
     {
       const sd::DeviceDcsr<double> t = sd::gpu_csr_to_dcsr(v, ctx);

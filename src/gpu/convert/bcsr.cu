@@ -3,11 +3,14 @@
 // find_block_columns gives each block row's column blocks (block_row_ptr) and leaves each list
 // where it was counted. Then one warp per compact block row (convert_internal.hpp: at most 256
 // entries, 32 blocks; nearly every block row of banded, stencil and scattered matrices) does the
-// rest: its list to block_col, its entries read once into the lanes' registers (8 loads in flight
-// each), each entry's row and block found by shuffles, and its blocks assembled in shared memory
-// a few at a time (zeroed, the entries dropped in, then copied out with 16-byte stores: the
-// padded value array, the bulk of the output, is written once and coalesced). The warp loads the
-// next block row's bounds while working on the current one.
+// rest (compact_block_rows.cuh): its list to block_col, its entries read once into the lanes'
+// registers (every load of the block row in flight at once), each entry's row and block found by
+// shuffles, and its blocks assembled in shared memory a few at a time (zeroed, the entries dropped
+// in, then copied out with 16-byte stores: the padded value array, the bulk of the output, is
+// written once and coalesced). The warp loads the next block row's entry range while working on
+// the current one. (Measured on an H200: the list written before the entries were loaded and the
+// next block row's four bounds spilled to local memory cost each block row three round trips;
+// this order, with CTAs of four warps, took the band's 8x8 blocks from 0.287 to 0.248 ms.)
 //
 // The other block rows (power-law hubs) are cut into tasks (block_chunks.cuh): one warp per run
 // of at most 64 KB of consecutive blocks of one block row zeroes them with 16-byte stores, then
@@ -18,6 +21,7 @@
 #include <cstdint>
 
 #include "gpu/convert/block_chunks.cuh"
+#include "gpu/convert/compact_block_rows.cuh"
 #include "gpu/convert/convert_common.cuh"
 #include "gpu/convert/convert_internal.hpp"
 #include "gpu/convert/gpu_convert.hpp"
@@ -64,7 +68,7 @@ constexpr int kStageBytes = 6144;  // shared staging per warp of the compact ker
 constexpr int kGroupsPerWarp = 4;  // (measured on an H200: 3-8% faster than 2 on a band and a stencil)
 
 template <typename V>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kCompactThreads)
     bcsr_compact_kernel(const int64_t* __restrict__ row_ptr, const int32_t* __restrict__ col_idx,
                         const V* __restrict__ values, int64_t rows, int height, FastDivider width, int64_t groups,
                         const int64_t* __restrict__ block_ptr, const uint32_t* __restrict__ list,
@@ -75,64 +79,47 @@ __global__ void __launch_bounds__(kThreads)
   const int w = int(width.divisor), area = height * w;
   const bool vector_copy = (size_t(area) * sizeof(V)) % 16 == 0;
   const int stage_blocks = stage_bytes / (area * int(sizeof(V)));
-  const int64_t warps = int64_t(gridDim.x) * kWarps;
-  // A block row's bounds (entries and blocks) are loaded one block row ahead.
-  const auto bounds = [&](int64_t g, int64_t& first, int64_t& stop, int64_t& b0, int64_t& b1) {
-    const int64_t r0 = g * height, r1 = r0 + height < rows ? r0 + height : rows;
-    first = row_ptr[r0];
-    stop = row_ptr[r1];
-    b0 = block_ptr[g];
-    b1 = block_ptr[g + 1];
-  };
-  int64_t g = int64_t(blockIdx.x) * kWarps + warp;
-  int64_t next_first = 0, next_stop = 0, next_b0 = 0, next_b1 = 0;
-  if (g < groups) bounds(g, next_first, next_stop, next_b0, next_b1);
+  const int64_t warps = int64_t(gridDim.x) * kCompactWarps;
+  int64_t g = int64_t(blockIdx.x) * kCompactWarps + warp;
+  BlockRowEntries ahead;
+  if (g < groups) ahead.load(row_ptr, g, height, rows);
   for (; g < groups; g += warps) {
-    const int64_t first = next_first, stop = next_stop, b0 = next_b0, blocks = next_b1 - next_b0;
-    if (g + warps < groups) bounds(g + warps, next_first, next_stop, next_b0, next_b1);
+    const BlockRowEntries range = ahead;
+    if (g + warps < groups) ahead.load(row_ptr, g + warps, height, rows);
+    const int64_t first = range.first, b0 = block_ptr[g], blocks = block_ptr[g + 1] - b0;
     const uint32_t* mine = list + first;
-    if (!is_compact_group(stop - first, blocks)) {  // the tasks' values: here only the list
+    const int64_t r0 = g * height;
+    const int nrows = int(r0 + height < rows ? height : rows - r0);
+    // Every load of a compact block row is issued before anything waits on one (one round trip).
+    const int entries = int(range.stop - first < kCompactEntries ? range.stop - first : kCompactEntries + 1);
+    CompactEntries<V> e;
+    uint32_t listed = 0;
+    int32_t my_end = INT32_MAX;
+    if (entries <= kCompactEntries) {
+      listed = lane < entries ? mine[lane] : 0u;  // (a list is never longer than its entries)
+      e.load(col_idx + first, values + first, entries);
+      my_end = compact_row_end(row_ptr, r0, nrows, first);
+    }
+    if (!is_compact_group(entries, blocks)) {  // the tasks' values: here only the list
       for (int64_t k = lane; k < blocks; k += 32) block_col[b0 + k] = int32_t(mine[k]);
       continue;
     }
     const int n = int(blocks);
     if (n == 0) continue;
-    const int64_t r0 = g * height;
-    const int nrows = int(r0 + height < rows ? height : rows - r0);
-    const int32_t my_block = lane < n ? int32_t(mine[lane]) : INT32_MAX;
+    const int32_t my_block = lane < n ? int32_t(listed) : INT32_MAX;
+    const CompactLocator at(my_end, nrows, my_block, n);
     if (lane < n) block_col[b0 + lane] = my_block;
-    const int32_t my_end = lane < nrows ? int32_t(row_ptr[r0 + lane + 1] - first) : INT32_MAX;
-    const int entries = int(stop - first);
-    const int32_t* cols = col_idx + first;
-    const V* vals = values + first;
-    int32_t c[kCompactEntries / 32];
-    V v[kCompactEntries / 32];
+    // Each entry's place in the block row's blocks: block * area + row * w + column in block.
+    int slot[kCompactSlots];
 #pragma unroll
-    for (int u = 0; u < kCompactEntries / 32; ++u) {
-      if (u * 32 >= entries) break;  // warp-uniform
-      const int k = u * 32 + lane;
-      c[u] = k < entries ? __ldg(cols + k) : -1;
-      v[u] = k < entries ? __ldg(vals + k) : V(0);
-    }
-    // Each entry's place in the block row's blocks: block * area + row * w + column in block. Where
-    // the blocks span fewer than 32 (banded rows) an entry's block is a popcount of their mask
-    // instead of a search.
-    const int row_top = search_top(nrows - 1), block_top = search_top(n - 1);
-    const int32_t first_block = __shfl_sync(kFullMask, my_block, 0);
-    const bool by_mask = __shfl_sync(kFullMask, my_block, n - 1) - first_block < 32;
-    const uint32_t block_mask =
-        __reduce_or_sync(kFullMask, lane < n && by_mask ? 1u << ((my_block - first_block) & 31) : 0u);
-    int slot[kCompactEntries / 32];
-#pragma unroll
-    for (int u = 0; u < kCompactEntries / 32; ++u) {
+    for (int u = 0; u < kCompactSlots; ++u) {
       slot[u] = -1;
       if (u * 32 >= entries) continue;  // warp-uniform
-      const uint32_t column = uint32_t(c[u]);
+      const uint32_t column = uint32_t(e.c[u]);
       const int32_t bc = int32_t(width.divide(column));
-      const int rr = count_below(my_end, nrows, row_top, u * 32 + lane + 1);  // rows ending at or before
-      const int k = by_mask ? __popc(block_mask & ((1u << ((bc - first_block) & 31)) - 1u))
-                            : count_below(my_block, n, block_top, bc);
-      slot[u] = c[u] < 0 ? -1 : k * area + rr * w + int(column - uint32_t(bc) * uint32_t(w));
+      const int rr = at.row_of(u * 32 + lane);
+      const int k = at.block_of(bc);
+      slot[u] = e.c[u] < 0 ? -1 : k * area + rr * w + int(column - uint32_t(bc) * uint32_t(w));
     }
     for (int k0 = 0; k0 < n; k0 += stage_blocks) {
       const int count = (n - k0 < stage_blocks ? n - k0 : stage_blocks) * area, low = k0 * area;
@@ -145,8 +132,8 @@ __global__ void __launch_bounds__(kThreads)
       }
       __syncwarp();
 #pragma unroll
-      for (int u = 0; u < kCompactEntries / 32; ++u)
-        if (u * 32 < entries && slot[u] >= low && slot[u] < low + count) stage[slot[u] - low] = v[u];
+      for (int u = 0; u < kCompactSlots; ++u)
+        if (u * 32 < entries && slot[u] >= low && slot[u] < low + count) stage[slot[u] - low] = e.v[u];
       __syncwarp();
       if (vector_copy) {
         const uint4* words = reinterpret_cast<const uint4*>(stage);
@@ -187,15 +174,15 @@ DeviceBcsr<V> gpu_csr_to_bcsr(const DeviceCsrView<V>& csr, int block_height, int
   const FastDivider width{uint32_t(block_width)};
   // The staging holds at least one block (1024 doubles are 8 KB).
   const int stage_bytes = std::max(kStageBytes, area * int(sizeof(V)));
-  const size_t shared = size_t(kWarps) * size_t(stage_bytes);
+  const size_t shared = size_t(kCompactWarps) * size_t(stage_bytes);
   SPARSETC_CUDA_CHECK(cudaFuncSetAttribute(bcsr_compact_kernel<V>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            int(shared)));
   const int64_t warps = (block_rows + kGroupsPerWarp - 1) / kGroupsPerWarp;
-  bcsr_compact_kernel<V><<<unsigned(std::min<int64_t>((warps + kWarps - 1) / kWarps, 65536)), kThreads, shared,
-                           context.stream>>>(csr.row_ptr, csr.col_idx, csr.values, csr.rows, block_height, width,
-                                             block_rows, block_ptr, b.list.template as<const uint32_t>(),
-                                             bcsr.block_col.template as<int32_t>(), stage_bytes,
-                                             bcsr.values.template as<V>());
+  const unsigned ctas = unsigned(std::min<int64_t>((warps + kCompactWarps - 1) / kCompactWarps, 65536));
+  bcsr_compact_kernel<V><<<ctas, kCompactThreads, shared, context.stream>>>(
+      csr.row_ptr, csr.col_idx, csr.values, csr.rows, block_height, width, block_rows, block_ptr,
+      b.list.template as<const uint32_t>(), bcsr.block_col.template as<int32_t>(), stage_bytes,
+      bcsr.values.template as<V>());
   SPARSETC_CUDA_CHECK_LAUNCH();
   if (b.wide_groups > 0) {  // the block rows that are not compact: tasks
     const int64_t task_blocks = std::clamp<int64_t>(kTaskBytes / (int64_t(area) * int64_t(sizeof(V))), 1, 1024);

@@ -1,17 +1,29 @@
 // CSR -> 8x8 bitmap tiles (tSparse layout) on the device.
 //
-// find_block_columns gives each tile row's tile columns (and the tile row of each tile). Then one
-// warp per task of at most 128 consecutive tiles of a tile row (block_chunks.cuh), as the host
-// does it but in shared memory: (1) each entry ORs its bit into its tile's bitmap; (2) the tiles'
-// popcounts, scanned over the task, give element_offset (from the tile row's first entry, plus,
-// for a task that starts inside a tile row, the row's entries left of its first tile); (3) each
-// entry lands at its tile's offset + the popcount of the tile's bits below its own. Bitmaps and
-// offsets are written once, values once; no global atomics.
+// find_block_columns gives each tile row's tile columns and leaves each list where it was
+// counted. Then one warp per compact tile row (convert_internal.hpp: at most 256 entries and 32
+// tiles; nearly every tile row of banded, stencil and scattered matrices) does the rest
+// (compact_block_rows.cuh): its list to tile_col and tile_row, its entries read once into the
+// registers, each entry's row and tile found by shuffles, its bit ORed into the tile's bitmap in
+// shared memory; the lanes (one tile each) scan the bitmaps' popcounts into element offsets, each
+// entry's place is its tile's offset plus the popcount of the tile's bits below its own, and the
+// tile row's values (a contiguous range of the packed array, as long as its entries) are staged in
+// shared memory and written out coalesced.
+//
+// The other tile rows (power-law hubs, long rows) are cut into tasks (block_chunks.cuh): one warp
+// per task of at most 128 consecutive tiles of a tile row, as the host does it but in shared
+// memory: (1) each entry ORs its bit into its tile's bitmap; (2) the tiles' popcounts, scanned
+// over the task, give element_offset (from the tile row's first entry, plus, for a task that
+// starts inside a tile row, the row's entries left of its first tile); (3) each entry lands at its
+// tile's offset + the popcount of the tile's bits below its own. Bitmaps and offsets are written
+// once, values once; no global atomics.
 // (Measured on an H200: per-entry global 64-bit atomics with a global scan between were 7-12% of
-// the bandwidth floor.)
+// the bandwidth floor; the task kernel alone on every tile row, 11-19%.)
+#include <algorithm>
 #include <cstdint>
 
 #include "gpu/convert/block_chunks.cuh"
+#include "gpu/convert/compact_block_rows.cuh"
 #include "gpu/convert/convert_common.cuh"
 #include "gpu/convert/convert_internal.hpp"
 #include "gpu/convert/gpu_convert.hpp"
@@ -27,9 +39,9 @@ constexpr int kTaskTiles = 128;
 template <typename V>
 __global__ void __launch_bounds__(kThreads)
     bitmap_tiles_kernel(const int64_t* __restrict__ row_ptr, const int32_t* __restrict__ col_idx,
-                        const V* __restrict__ values, int64_t rows, int64_t nnz, int64_t tile_rows,
+                        const V* __restrict__ values, int64_t rows, int64_t tile_rows,
                         const int64_t* __restrict__ tile_ptr, const int32_t* __restrict__ tile_col,
-                        const int64_t* __restrict__ task_ptr, const int64_t* __restrict__ task_row, int64_t tiles,
+                        const int64_t* __restrict__ task_ptr, const int64_t* __restrict__ task_row,
                         ull* __restrict__ bitmap,
                         int64_t* __restrict__ element_offset, V* __restrict__ out) {
   __shared__ ull task_bits[kWarps][kTaskTiles];
@@ -38,7 +50,6 @@ __global__ void __launch_bounds__(kThreads)
   ull* bits = task_bits[warp];
   uint32_t* before = task_before[warp];
   constexpr FastDivider tile_width(kTile);
-  if (blockIdx.x == 0 && threadIdx.x == 0) element_offset[tiles] = nnz;
   const int64_t tasks = task_ptr[tile_rows];
   for (int64_t t = int64_t(blockIdx.x) * kWarps + warp; t < tasks; t += int64_t(gridDim.x) * kWarps) {
     const BlockTask task = block_task(t, task_row, task_ptr, tile_ptr, kTaskTiles, kTile, rows);
@@ -98,6 +109,101 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+
+constexpr int kGroupsPerWarp = 4;  // tile rows per warp of the compact kernel
+
+// One warp per compact tile row (and, for the others, only their lists: the tasks do the rest).
+template <typename V>
+__global__ void __launch_bounds__(kCompactThreads)
+    bitmap_compact_kernel(const int64_t* __restrict__ row_ptr, const int32_t* __restrict__ col_idx,
+                          const V* __restrict__ values, int64_t rows, int64_t nnz, int64_t tile_rows,
+                          const int64_t* __restrict__ tile_ptr, const uint32_t* __restrict__ list, int64_t tiles,
+                          int32_t* __restrict__ tile_col, int32_t* __restrict__ tile_row, ull* __restrict__ bitmap,
+                          int64_t* __restrict__ element_offset, V* __restrict__ out) {
+  __shared__ uint32_t tile_halves[kCompactWarps][2 * kCompactBlocks];  // each tile's bitmap as two 32-bit words
+  __shared__ V staging[kCompactWarps][kCompactEntries];
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  uint32_t* halves = tile_halves[warp];
+  V* stage = staging[warp];
+  if (blockIdx.x == 0 && threadIdx.x == 0) element_offset[tiles] = nnz;
+  const int64_t warps = int64_t(gridDim.x) * kCompactWarps;
+  int64_t g = int64_t(blockIdx.x) * kCompactWarps + warp;
+  BlockRowEntries ahead;
+  if (g < tile_rows) ahead.load(row_ptr, g, kTile, rows);
+  for (; g < tile_rows; g += warps) {
+    const BlockRowEntries range = ahead;
+    if (g + warps < tile_rows) ahead.load(row_ptr, g + warps, kTile, rows);
+    const int64_t first = range.first, b0 = tile_ptr[g], blocks = tile_ptr[g + 1] - b0;
+    const uint32_t* mine = list + first;
+    const int64_t r0 = g * kTile;
+    const int nrows = int(r0 + kTile < rows ? kTile : rows - r0);
+    // Every load of a compact tile row is issued before anything waits on one (one round trip).
+    const int entries = int(range.stop - first < kCompactEntries ? range.stop - first : kCompactEntries + 1);
+    CompactEntries<V> e;
+    uint32_t listed = 0;
+    int32_t my_end = INT32_MAX;
+    if (entries <= kCompactEntries) {
+      listed = lane < entries ? mine[lane] : 0u;  // (a list is never longer than its entries)
+      e.load(col_idx + first, values + first, entries);
+      my_end = compact_row_end(row_ptr, r0, nrows, first);
+    }
+    if (!is_compact_group(entries, blocks)) {  // the tasks do its bitmaps and values
+      for (int64_t k = lane; k < blocks; k += 32) {
+        tile_col[b0 + k] = int32_t(mine[k]);
+        tile_row[b0 + k] = int32_t(g);
+      }
+      continue;
+    }
+    const int n = int(blocks);
+    if (n == 0) continue;
+    const int32_t my_tile = lane < n ? int32_t(listed) : INT32_MAX;
+    halves[lane] = 0;
+    halves[lane + 32] = 0;
+    const CompactLocator at(my_end, nrows, my_tile, n);
+    if (lane < n) {
+      tile_col[b0 + lane] = my_tile;
+      tile_row[b0 + lane] = int32_t(g);
+    }
+    __syncwarp();
+    int tile[kCompactSlots], bit[kCompactSlots];
+#pragma unroll
+    for (int u = 0; u < kCompactSlots; ++u) {
+      if (u * 32 >= entries) continue;  // warp-uniform
+      const int32_t c = e.c[u];
+      tile[u] = at.block_of(c >> 3) & (kCompactBlocks - 1);
+      bit[u] = at.row_of(u * 32 + lane) * kTile + (c & (kTile - 1));
+      if (c >= 0) atomicOr(halves + 2 * tile[u] + (bit[u] >> 5), 1u << (bit[u] & 31));
+    }
+    __syncwarp();
+    // Lane k holds tile k: its bitmap, and the tile row's elements before it (a warp scan).
+    const ull word = lane < n ? ull(halves[2 * lane]) | (ull(halves[2 * lane + 1]) << 32) : 0ull;
+    const int count = __popcll(word);
+    int inclusive = count;
+#pragma unroll
+    for (int offset = 1; offset < 32; offset <<= 1) {
+      const int v = __shfl_up_sync(kFullMask, inclusive, offset);
+      if (lane >= offset) inclusive += v;
+    }
+    const int before = inclusive - count;
+    if (lane < n) {
+      bitmap[b0 + lane] = word;
+      element_offset[b0 + lane] = first + before;
+    }
+#pragma unroll
+    for (int u = 0; u < kCompactSlots; ++u) {
+      if (u * 32 >= entries) continue;  // warp-uniform
+      const uint32_t low = __shfl_sync(kFullMask, uint32_t(word), tile[u]);
+      const uint32_t high = __shfl_sync(kFullMask, uint32_t(word >> 32), tile[u]);
+      const int tile_before = __shfl_sync(kFullMask, before, tile[u]);
+      const ull below = (ull(low) | (ull(high) << 32)) & ((1ull << bit[u]) - 1ull);
+      if (e.c[u] >= 0) stage[tile_before + __popcll(below)] = e.v[u];
+    }
+    __syncwarp();
+    for (int i = lane; i < entries; i += 32) out[first + i] = stage[i];
+    __syncwarp();
+  }
+}
+
 }  // namespace
 }  // namespace gpuconv
 
@@ -110,23 +216,32 @@ DeviceBitmapTiles<V> gpu_csr_to_bitmap_tiles(const DeviceCsrView<V>& csr, const 
   tiles.nnz = csr.nnz;
   const int64_t tile_rows = tiles.tile_rows();
   BlockColumns b = find_block_columns(csr.row_ptr, csr.col_idx, csr.rows, csr.cols, csr.nnz, kTile, nullptr,
-                                      tile_rows, kTile, kTile, BlockListing::kColumnsAndGroups, context);
+                                      tile_rows, kTile, kTile, BlockListing::kInPlace, context);
   tiles.tiles = b.blocks;
   tiles.tile_row_ptr = std::move(b.block_ptr);
-  tiles.tile_col = std::move(b.block_col);
-  tiles.tile_row = std::move(b.block_group);
+  tiles.tile_col = buffer_of<int32_t>(b.blocks, context);
+  tiles.tile_row = buffer_of<int32_t>(b.blocks, context);
   tiles.bitmap = buffer_of<uint64_t>(b.blocks, context);
   tiles.element_offset = buffer_of<int64_t>(b.blocks + 1, context);
   tiles.values = buffer_of<V>(csr.nnz, context);
   zero(tiles.element_offset.template as<int64_t>(), 1, context.stream);  // no tiles: [0]
-  if (b.blocks > 0) {
-    const BlockTasks tasks =
-        make_block_tasks(tiles.tile_row_ptr.template as<const int64_t>(), tile_rows, b.blocks, kTaskTiles, context);
+  if (b.blocks == 0) return tiles;
+  const int64_t* tile_ptr = tiles.tile_row_ptr.template as<const int64_t>();
+  const int64_t warps = (tile_rows + kGroupsPerWarp - 1) / kGroupsPerWarp;
+  const unsigned ctas = unsigned(std::min<int64_t>((warps + kCompactWarps - 1) / kCompactWarps, 65536));
+  bitmap_compact_kernel<V><<<ctas, kCompactThreads, 0, context.stream>>>(
+      csr.row_ptr, csr.col_idx, csr.values, csr.rows, csr.nnz, tile_rows, tile_ptr,
+      b.list.template as<const uint32_t>(), b.blocks, tiles.tile_col.template as<int32_t>(),
+      tiles.tile_row.template as<int32_t>(), tiles.bitmap.template as<ull>(),
+      tiles.element_offset.template as<int64_t>(), tiles.values.template as<V>());
+  SPARSETC_CUDA_CHECK_LAUNCH();
+  if (b.wide_groups > 0) {  // the tile rows that are not compact: tasks
+    const BlockTasks tasks = make_block_tasks(TaskCount{tile_ptr, kTaskTiles, csr.row_ptr, kTile, csr.rows},
+                                              tile_rows, b.wide_groups, b.blocks, context);
     bitmap_tiles_kernel<V><<<task_grid(tasks.most), kThreads, 0, context.stream>>>(
-        csr.row_ptr, csr.col_idx, csr.values, csr.rows, csr.nnz, tile_rows,
-        tiles.tile_row_ptr.template as<const int64_t>(), tiles.tile_col.template as<const int32_t>(),
-        tasks.task_ptr.as<const int64_t>(), tasks.task_row.as<const int64_t>(), b.blocks,
-        tiles.bitmap.template as<ull>(),
+        csr.row_ptr, csr.col_idx, csr.values, csr.rows, tile_rows, tile_ptr,
+        tiles.tile_col.template as<const int32_t>(), tasks.task_ptr.as<const int64_t>(),
+        tasks.task_row.as<const int64_t>(), tiles.bitmap.template as<ull>(),
         tiles.element_offset.template as<int64_t>(), tiles.values.template as<V>());
     SPARSETC_CUDA_CHECK_LAUNCH();
   }

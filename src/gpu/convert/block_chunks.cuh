@@ -62,23 +62,6 @@ __device__ __forceinline__ BlockTask block_task(int64_t t, const int64_t* task_r
   return task;
 }
 
-// The largest power of two not above `most` (0 for none): where a warp-uniform search starts.
-__device__ __forceinline__ int search_top(int most) { return most > 0 ? 1 << (31 - __clz(most)) : 0; }
-
-// For lanes holding increasing keys (lanes at and past `count` hold the largest), how many of the
-// first `count` are below `key` (`key` is a lane's own; top = search_top(count - 1)).
-template <typename T>
-__device__ __forceinline__ int count_below(T mine, int count, int top, T key) {
-  int at = 0;
-#pragma unroll
-  for (int step = 16; step >= 1; step >>= 1) {
-    if (step > top) continue;
-    const T v = __shfl_sync(kFullMask, mine, (at + step - 1) & 31);
-    if (at + step <= count && v < key) at += step;
-  }
-  return at;
-}
-
 // Calls f(j, rr, c, b, load(j)) for every entry j of the task (row r0 + rr, column c, block b in
 // [b0, b1)), on the lanes of the calling warp; warp-uniform arguments; height <= 32. load(j) (the
 // entry's value, say) is read together with its column, kVisitBatch loads of each in flight. A

@@ -5,10 +5,11 @@
 // at most 256 entries (most groups of banded, stencil and scattered matrices) is read at once
 // into its warp's registers, 8 loads per lane in flight, with no per-row state; each warp loads
 // the entry range of its next group before working on the current one. Column blocks come from a
-// multiply-high division by the width (fast_divider.hpp). Blocks spanning fewer than 32 (banded
-// rows) are one bit each in a register, ORed over the warp; blocks spanning fewer than 8192 go
-// through a small bitmap window (below). The pass marks the other groups in counts for the second
-// pass, and lists the heavy ones.
+// multiply-high division by the width (fast_divider.hpp). If its blocks span fewer than 8192, they
+// are listed by up to four rounds of 32 consecutive blocks from the smallest left, one bit each in
+// a register ORed over the warp (banded rows take one round, a stencil's one per plane), and what
+// is left through a small bitmap window (below). The pass marks the other groups in counts for the
+// second pass, and lists the heavy ones.
 //
 // Second pass (distinct_blocks_kernel, the marked groups): the warp merges the group's rows through
 // a bitmap over a window of 65536 column blocks in its shared memory (8 KB, plus a 256-byte summary
@@ -51,6 +52,7 @@ constexpr int kFlatWindows = 4;                 // short groups spanning at most
 constexpr int kFlatUnroll = 4;                  // 32-entry loads in flight per lane
 constexpr int kRegisterUnroll = 8;              // groups of at most 256 entries: all loads in flight at once
 constexpr int kNarrowWords = 256;               // the first pass's window: 8192 column blocks
+constexpr int kMaskRounds = 4;                  // the first pass's rounds of 32 blocks before its window
 constexpr int64_t kDeferredGroup = -1;          // counts[g] after the first pass: left to distinct_blocks_kernel
 constexpr int64_t kHeavyGroup = -2;             // ... left to distinct_blocks_heavy_kernel
 
@@ -107,8 +109,27 @@ __device__ __forceinline__ Index list_and_clear(uint32_t* bits, int s, uint32_t 
   return at;
 }
 
-// Lists the window's blocks (from w0) in order to out and clears the window; returns how many. The
-// summary words in two rounds of 32 lanes; a round with no summary bit is skipped.
+// The position of the k-th (from 0) set bit of m (k < popc(m)): five halvings.
+__device__ __forceinline__ int select_bit(uint32_t m, int k) {
+  int pos = 0;
+#pragma unroll
+  for (int half = 16; half >= 1; half >>= 1) {
+    const int low = __popc(m & ((1u << half) - 1u));
+    if (k >= low) {
+      k -= low;
+      m >>= half;
+      pos += half;
+    }
+  }
+  return pos;
+}
+
+// Lists the window's blocks (from w0) in order to out and clears the window; returns how many.
+// The summary words in rounds of 32 lanes; in a round, the non-zero bitmap words are dealt to the
+// lanes 32 at a time (a lane finds its word from a prefix sum of the summary popcounts), and the
+// popcounts of those words, scanned, place their blocks. (Measured on an H200: one lane per
+// summary word walking its words and bits in turn cost the stencil's 8x8 tile rows, whose blocks
+// fall in a dozen separate words, 800 instructions per group.)
 template <int Words = kWords>
 __device__ __forceinline__ int list_window(uint32_t* bits, uint32_t* summary, uint32_t w0, uint32_t* out) {
   const int lane = threadIdx.x & 31;
@@ -117,17 +138,40 @@ __device__ __forceinline__ int list_window(uint32_t* bits, uint32_t* summary, ui
   for (int round = 0; round * 32 < kSummaryWords; ++round) {
     const int s = round * 32 + lane;
     const uint32_t words = s < kSummaryWords ? summary[s] : 0u;
-    if (__ballot_sync(kFullMask, words != 0) == 0) continue;  // nothing in these 1024 words
-    const int mine = blocks_under(bits, s, words);
-    int inclusive = mine;
+    const int nonzero = __popc(words);
+    int ends = nonzero;  // inclusive prefix sum of the non-zero words over the lanes
 #pragma unroll
     for (int offset = 1; offset < 32; offset <<= 1) {
-      const int v = __shfl_up_sync(kFullMask, inclusive, offset);
-      if (lane >= offset) inclusive += v;
+      const int v = __shfl_up_sync(kFullMask, ends, offset);
+      if (lane >= offset) ends += v;
     }
-    list_and_clear(bits, s, words, w0, out, count + (inclusive - mine));
-    if (s < kSummaryWords) summary[s] = 0;
-    count += __shfl_sync(kFullMask, inclusive, 31);
+    const int total = __shfl_sync(kFullMask, ends, 31), before = ends - nonzero;
+    if (total == 0) continue;  // nothing in these 1024 words
+    if (words != 0) summary[s] = 0;
+    for (int q0 = 0; q0 < total; q0 += 32) {
+      const int q = q0 + lane;
+      const int owner = count_below(ends, 32, 16, q + 1);  // the lane whose summary word holds word q
+      const uint32_t owner_words = __shfl_sync(kFullMask, words, owner & 31);
+      const int owner_before = __shfl_sync(kFullMask, before, owner & 31);
+      uint32_t word = 0;
+      int wd = 0;
+      if (q < total) {
+        wd = (round * 32 + owner) * 32 + select_bit(owner_words, q - owner_before);
+        word = bits[wd];
+        bits[wd] = 0;
+      }
+      const int mine = __popc(word);
+      int inclusive = mine;
+#pragma unroll
+      for (int offset = 1; offset < 32; offset <<= 1) {
+        const int v = __shfl_up_sync(kFullMask, inclusive, offset);
+        if (lane >= offset) inclusive += v;
+      }
+      int at = count + inclusive - mine;
+      const uint32_t base = w0 + uint32_t(wd) * 32;
+      for (; word; word &= word - 1) out[at++] = base + uint32_t(__ffs(word) - 1);
+      count += __shfl_sync(kFullMask, inclusive, 31);
+    }
   }
   __syncwarp();
   return count;
@@ -154,17 +198,36 @@ __device__ __forceinline__ uint32_t load_group_blocks(const int32_t* __restrict_
   return warp_min(lowest);
 }
 
-// A group in the registers whose blocks all lie in [w0, w0 + 32) (banded rows): one bit per block
-// in a register, ORed over the warp; the listing is a popcount (no shared memory, no atomics).
-__device__ __forceinline__ int list_by_mask(const uint32_t (&bc)[kRegisterUnroll], uint32_t w0, uint32_t* out) {
+// A group in the registers, listed by rounds of 32 consecutive blocks from the smallest left: one
+// bit per block in a register, ORed over the warp, the listing a popcount (no shared memory, no
+// atomics). Banded rows take one round; a stencil's tile rows one per plane of its neighbours
+// (three for the 27-point stencil). At most `rounds` rounds: returns how many blocks were listed
+// (to out), marks their entries kNone and sets w0 to the smallest block left (kNone: all done).
+// (Measured on an H200: the stencil's 8x8 tile rows through the 1 KB window cost 750 instructions
+// each.)
+__device__ __forceinline__ int list_by_masks(uint32_t (&bc)[kRegisterUnroll], int entries, uint32_t& w0,
+                                             uint32_t* out, int rounds) {
   const int lane = threadIdx.x & 31;
-  uint32_t mask = 0;
+  int count = 0;
+  for (int round = 0; round < rounds && w0 != kNone; ++round) {
+    uint32_t mask = 0, next = kNone;
 #pragma unroll
-  for (int u = 0; u < kRegisterUnroll; ++u)
-    if (bc[u] != kNone) mask |= 1u << (bc[u] - w0);
-  mask = __reduce_or_sync(kFullMask, mask);
-  if ((mask >> lane) & 1u) out[__popc(mask & ((1u << lane) - 1u))] = w0 + uint32_t(lane);
-  return __popc(mask);
+    for (int u = 0; u < kRegisterUnroll; ++u) {
+      if (u * 32 >= entries) break;  // warp-uniform
+      const uint32_t offset = bc[u] - w0;  // (kNone - w0 is at least 32 unless w0 is within 32 of it)
+      if (bc[u] != kNone && offset < 32) {
+        mask |= 1u << offset;
+        bc[u] = kNone;
+      } else {
+        next = min(next, bc[u]);
+      }
+    }
+    mask = __reduce_or_sync(kFullMask, mask);
+    if ((mask >> lane) & 1u) out[count + __popc(mask & ((1u << lane) - 1u))] = w0 + uint32_t(lane);
+    count += __popc(mask);
+    w0 = warp_min(next);
+  }
+  return count;
 }
 
 // A group in the registers, any span: through the shared bitmap window by window (no per-row
@@ -204,8 +267,8 @@ struct EntryRange {
 };
 
 // First pass, with a small window (1 KB per warp: high occupancy): groups of at most
-// 32 * kRegisterUnroll entries whose blocks span fewer than 32 (list_by_mask) or kNarrowWords * 32
-// (the bitmap) are done here; heavy groups are listed for distinct_blocks_heavy_kernel and the
+// 32 * kRegisterUnroll entries whose blocks span fewer than kNarrowWords * 32 are done here
+// (list_by_masks, then the bitmap); heavy groups are listed for distinct_blocks_heavy_kernel and the
 // others for distinct_blocks_kernel (in no particular order).
 __global__ void __launch_bounds__(kThreads)
     narrow_blocks_kernel(Groups groups_of, int64_t groups, const int32_t* __restrict__ col_idx, FastDivider width,
@@ -220,7 +283,8 @@ __global__ void __launch_bounds__(kThreads)
   const int64_t warps = int64_t(gridDim.x) * kWarps;
   int64_t g = int64_t(blockIdx.x) * kWarps + (threadIdx.x >> 5);
   EntryRange ahead;
-  unsigned long long wide = 0;  // one atomic per warp (one per group contends on a stencil's every group)
+  // one atomic per warp for each counter (one per group contends on a stencil's every group)
+  unsigned long long wide = 0, deferred = 0;
   if (g < groups) ahead.load(groups_of, g);
   for (; g < groups; g += warps) {
     const EntryRange range = ahead;
@@ -236,27 +300,26 @@ __global__ void __launch_bounds__(kThreads)
     }
     if (entries <= 32 * kRegisterUnroll) {
       uint32_t bc[kRegisterUnroll], highest;
-      const uint32_t w0 = load_group_blocks(col_idx, range.first, int(entries), width, bc, highest);
+      uint32_t w0 = load_group_blocks(col_idx, range.first, int(entries), width, bc, highest);
       if (w0 == kNone) {
         if (lane == 0) counts[g] = 0;
         continue;
       }
-      if (highest - w0 < 32) {
-        const int count = list_by_mask(bc, w0, list + range.first);
-        if (lane == 0) counts[g] = count;
-        continue;
-      }
-      if (highest - w0 < uint32_t(kNarrowWords) * 32) {  // one window
-        const int64_t count =
-            distinct_blocks_in_registers<kNarrowWords>(bits, summary, bc, int(entries), w0, list + range.first);
+      if (highest - w0 < uint32_t(kNarrowWords) * 32) {  // masks, then one window for what is left
+        int64_t count = list_by_masks(bc, int(entries), w0, list + range.first, kMaskRounds);
+        if (w0 != kNone)
+          count += distinct_blocks_in_registers<kNarrowWords>(bits, summary, bc, int(entries), w0,
+                                                              list + range.first + count);
         if (lane == 0) counts[g] = count;
         wide += !is_compact_group(entries, count);
         continue;
       }
     }
     if (lane == 0) counts[g] = kDeferredGroup;
+    ++deferred;
   }
   if (lane == 0 && wide > 0) atomicAdd(&counters->wide_groups, wide);
+  if (lane == 0 && deferred > 0) atomicAdd(&counters->deferred_groups, deferred);
 }
 
 // The groups narrow_blocks_kernel deferred (counts[g] == kDeferredGroup), one warp each
@@ -265,6 +328,8 @@ __global__ void __launch_bounds__(kGroupWarps * 32)
     distinct_blocks_kernel(Groups groups_of, int64_t groups, const int32_t* __restrict__ col_idx, FastDivider width,
                            int64_t* __restrict__ row_cursor, uint32_t* __restrict__ list, int64_t* __restrict__ counts,
                            ListCounters* __restrict__ counters) {
+  // (A band's or a stencil's groups are all done by the first pass: no grid-stride over them.)
+  if (counters->deferred_groups == 0) return;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   extern __shared__ uint32_t shared_bits[];
   uint32_t* bits = shared_bits + warp * (kWords + kSummary);

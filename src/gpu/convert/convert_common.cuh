@@ -215,6 +215,23 @@ __device__ __forceinline__ int64_t last_not_above(const T* a, int64_t lo, int64_
   return lo;
 }
 
+// The largest power of two not above `most` (0 for none): where a warp-uniform search starts.
+__device__ __forceinline__ int search_top(int most) { return most > 0 ? 1 << (31 - __clz(most)) : 0; }
+
+// For lanes holding non-decreasing keys (lanes at and past `count` hold the largest), how many of the
+// first `count` are below `key` (`key` is a lane's own; top = search_top(count - 1)).
+template <typename T>
+__device__ __forceinline__ int count_below(T mine, int count, int top, T key) {
+  int at = 0;
+#pragma unroll
+  for (int step = 16; step >= 1; step >>= 1) {
+    if (step > top) continue;
+    const T v = __shfl_sync(kFullMask, mine, (at + step - 1) & 31);
+    if (at + step <= count && v < key) at += step;
+  }
+  return at;
+}
+
 // Number of bits needed for values in [0, n) (0 for n <= 1).
 inline int bits_for(uint64_t n) {
   int bits = 0;

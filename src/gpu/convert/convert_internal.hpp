@@ -80,9 +80,10 @@ struct BlockColumns {
   DeviceBuffer list;         // uint32, nnz: the lists in place (kInPlace)
 };
 
-// Device counters of find_block_columns (read back together).
+// Device counters of find_block_columns (read back together; deferred_groups also tells the 8 KB
+// kernel whether it has anything to do).
 struct ListCounters {
-  unsigned long long heavy_groups, wide_groups, blocks;
+  unsigned long long heavy_groups, wide_groups, deferred_groups, blocks;
 };
 
 // fixed_height > 0: groups of fixed_height rows (the last one partial); otherwise d_group_ptr
