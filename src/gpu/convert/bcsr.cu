@@ -7,10 +7,8 @@
 // registers (every load of the block row in flight at once), each entry's row and block found by
 // shuffles, and its blocks assembled in shared memory a few at a time (zeroed, the entries dropped
 // in, then copied out with 16-byte stores: the padded value array, the bulk of the output, is
-// written once and coalesced). The warp loads the next block row's entry range while working on
-// the current one. (Measured on an H200: the list written before the entries were loaded and the
-// next block row's four bounds spilled to local memory cost each block row three round trips;
-// this order, with CTAs of four warps, took the band's 8x8 blocks from 0.287 to 0.248 ms.)
+// written once and coalesced). (Measured on an H200: one round trip per block row, in CTAs of four
+// warps, took the band's 8x8 blocks from 0.287 to 0.248 ms.)
 //
 // The other block rows (power-law hubs) are cut into tasks (block_chunks.cuh): one warp per run
 // of at most 64 KB of consecutive blocks of one block row zeroes them with 16-byte stores, then
@@ -79,36 +77,13 @@ __global__ void __launch_bounds__(kCompactThreads)
   const int w = int(width.divisor), area = height * w;
   const bool vector_copy = (size_t(area) * sizeof(V)) % 16 == 0;
   const int stage_blocks = stage_bytes / (area * int(sizeof(V)));
-  const int64_t warps = int64_t(gridDim.x) * kCompactWarps;
-  int64_t g = int64_t(blockIdx.x) * kCompactWarps + warp;
-  BlockRowEntries ahead;
-  if (g < groups) ahead.load(row_ptr, g, height, rows);
-  for (; g < groups; g += warps) {
-    const BlockRowEntries range = ahead;
-    if (g + warps < groups) ahead.load(row_ptr, g + warps, height, rows);
-    const int64_t first = range.first, b0 = block_ptr[g], blocks = block_ptr[g + 1] - b0;
-    const uint32_t* mine = list + first;
-    const int64_t r0 = g * height;
-    const int nrows = int(r0 + height < rows ? height : rows - r0);
-    // Every load of a compact block row is issued before anything waits on one (one round trip).
-    const int entries = int(range.stop - first < kCompactEntries ? range.stop - first : kCompactEntries + 1);
-    CompactEntries<V> e;
-    uint32_t listed = 0;
-    int32_t my_end = INT32_MAX;
-    if (entries <= kCompactEntries) {
-      listed = lane < entries ? mine[lane] : 0u;  // (a list is never longer than its entries)
-      e.load(col_idx + first, values + first, entries);
-      my_end = compact_row_end(row_ptr, r0, nrows, first);
-    }
-    if (!is_compact_group(entries, blocks)) {  // the tasks' values: here only the list
-      for (int64_t k = lane; k < blocks; k += 32) block_col[b0 + k] = int32_t(mine[k]);
-      continue;
-    }
-    const int n = int(blocks);
-    if (n == 0) continue;
-    const int32_t my_block = lane < n ? int32_t(listed) : INT32_MAX;
-    const CompactLocator at(my_end, nrows, my_block, n);
-    if (lane < n) block_col[b0 + lane] = my_block;
+  const auto wide = [&](int64_t, int64_t b0, int64_t blocks, const uint32_t* mine) {  // tasks do its values
+    for (int64_t k = lane; k < blocks; k += 32) block_col[b0 + k] = int32_t(mine[k]);
+  };
+  const auto compact = [&](const CompactRow& row, const CompactEntries<V>& e, const CompactLocator& at) {
+    const int n = row.n, entries = row.entries;
+    const int64_t b0 = row.b0;
+    if (lane < n) block_col[b0 + lane] = row.my_block;
     // Each entry's place in the block row's blocks: block * area + row * w + column in block.
     int slot[kCompactSlots];
 #pragma unroll
@@ -143,7 +118,8 @@ __global__ void __launch_bounds__(kCompactThreads)
       }
       __syncwarp();
     }
-  }
+  };
+  for_each_block_row(row_ptr, col_idx, values, block_ptr, list, groups, height, rows, compact, wide);
 }
 
 }  // namespace

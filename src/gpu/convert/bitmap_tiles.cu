@@ -113,8 +113,10 @@ __global__ void __launch_bounds__(kThreads)
 constexpr int kGroupsPerWarp = 4;  // tile rows per warp of the compact kernel
 
 // One warp per compact tile row (and, for the others, only their lists: the tasks do the rest).
+// (Six CTAs per SM: 80 registers without a spill in both value types; left to itself, ptxas spilled
+// the float kernel at 56 registers.)
 template <typename V>
-__global__ void __launch_bounds__(kCompactThreads)
+__global__ void __launch_bounds__(kCompactThreads, 6)
     bitmap_compact_kernel(const int64_t* __restrict__ row_ptr, const int32_t* __restrict__ col_idx,
                           const V* __restrict__ values, int64_t rows, int64_t nnz, int64_t tile_rows,
                           const int64_t* __restrict__ tile_ptr, const uint32_t* __restrict__ list, int64_t tiles,
@@ -126,53 +128,31 @@ __global__ void __launch_bounds__(kCompactThreads)
   uint32_t* halves = tile_halves[warp];
   V* stage = staging[warp];
   if (blockIdx.x == 0 && threadIdx.x == 0) element_offset[tiles] = nnz;
-  const int64_t warps = int64_t(gridDim.x) * kCompactWarps;
-  int64_t g = int64_t(blockIdx.x) * kCompactWarps + warp;
-  BlockRowEntries ahead;
-  if (g < tile_rows) ahead.load(row_ptr, g, kTile, rows);
-  for (; g < tile_rows; g += warps) {
-    const BlockRowEntries range = ahead;
-    if (g + warps < tile_rows) ahead.load(row_ptr, g + warps, kTile, rows);
-    const int64_t first = range.first, b0 = tile_ptr[g], blocks = tile_ptr[g + 1] - b0;
-    const uint32_t* mine = list + first;
-    const int64_t r0 = g * kTile;
-    const int nrows = int(r0 + kTile < rows ? kTile : rows - r0);
-    // Every load of a compact tile row is issued before anything waits on one (one round trip).
-    const int entries = int(range.stop - first < kCompactEntries ? range.stop - first : kCompactEntries + 1);
-    CompactEntries<V> e;
-    uint32_t listed = 0;
-    int32_t my_end = INT32_MAX;
-    if (entries <= kCompactEntries) {
-      listed = lane < entries ? mine[lane] : 0u;  // (a list is never longer than its entries)
-      e.load(col_idx + first, values + first, entries);
-      my_end = compact_row_end(row_ptr, r0, nrows, first);
+  const auto wide = [&](int64_t g, int64_t b0, int64_t blocks, const uint32_t* mine) {  // tasks do the rest
+    for (int64_t k = lane; k < blocks; k += 32) {
+      tile_col[b0 + k] = int32_t(mine[k]);
+      tile_row[b0 + k] = int32_t(g);
     }
-    if (!is_compact_group(entries, blocks)) {  // the tasks do its bitmaps and values
-      for (int64_t k = lane; k < blocks; k += 32) {
-        tile_col[b0 + k] = int32_t(mine[k]);
-        tile_row[b0 + k] = int32_t(g);
-      }
-      continue;
-    }
-    const int n = int(blocks);
-    if (n == 0) continue;
-    const int32_t my_tile = lane < n ? int32_t(listed) : INT32_MAX;
+  };
+  const auto compact = [&](const CompactRow& row, const CompactEntries<V>& e, const CompactLocator& at) {
+    const int n = row.n, entries = row.entries;
+    const int64_t first = row.first, b0 = row.b0;
     halves[lane] = 0;
     halves[lane + 32] = 0;
-    const CompactLocator at(my_end, nrows, my_tile, n);
     if (lane < n) {
-      tile_col[b0 + lane] = my_tile;
-      tile_row[b0 + lane] = int32_t(g);
+      tile_col[b0 + lane] = row.my_block;
+      tile_row[b0 + lane] = int32_t(row.g);
     }
     __syncwarp();
-    int tile[kCompactSlots], bit[kCompactSlots];
+    int place[kCompactSlots];  // tile * 64 + bit: an entry's tile among the tile row's and its bit in it
 #pragma unroll
     for (int u = 0; u < kCompactSlots; ++u) {
       if (u * 32 >= entries) continue;  // warp-uniform
       const int32_t c = e.c[u];
-      tile[u] = at.block_of(c >> 3) & (kCompactBlocks - 1);
-      bit[u] = at.row_of(u * 32 + lane) * kTile + (c & (kTile - 1));
-      if (c >= 0) atomicOr(halves + 2 * tile[u] + (bit[u] >> 5), 1u << (bit[u] & 31));
+      const int tile = at.block_of(c >> 3) & (kCompactBlocks - 1);
+      const int bit = at.row_of(u * 32 + lane) * kTile + (c & (kTile - 1));
+      place[u] = tile * 64 + bit;
+      if (c >= 0) atomicOr(halves + 2 * tile + (bit >> 5), 1u << (bit & 31));
     }
     __syncwarp();
     // Lane k holds tile k: its bitmap, and the tile row's elements before it (a warp scan).
@@ -192,16 +172,18 @@ __global__ void __launch_bounds__(kCompactThreads)
 #pragma unroll
     for (int u = 0; u < kCompactSlots; ++u) {
       if (u * 32 >= entries) continue;  // warp-uniform
-      const uint32_t low = __shfl_sync(kFullMask, uint32_t(word), tile[u]);
-      const uint32_t high = __shfl_sync(kFullMask, uint32_t(word >> 32), tile[u]);
-      const int tile_before = __shfl_sync(kFullMask, before, tile[u]);
-      const ull below = (ull(low) | (ull(high) << 32)) & ((1ull << bit[u]) - 1ull);
+      const int tile = place[u] >> 6;
+      const uint32_t low = __shfl_sync(kFullMask, uint32_t(word), tile);
+      const uint32_t high = __shfl_sync(kFullMask, uint32_t(word >> 32), tile);
+      const int tile_before = __shfl_sync(kFullMask, before, tile);
+      const ull below = (ull(low) | (ull(high) << 32)) & ((1ull << (place[u] & 63)) - 1ull);
       if (e.c[u] >= 0) stage[tile_before + __popcll(below)] = e.v[u];
     }
     __syncwarp();
     for (int i = lane; i < entries; i += 32) out[first + i] = stage[i];
     __syncwarp();
-  }
+  };
+  for_each_block_row(row_ptr, col_idx, values, tile_ptr, list, tile_rows, kTile, rows, compact, wide);
 }
 
 }  // namespace
