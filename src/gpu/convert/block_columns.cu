@@ -127,9 +127,9 @@ __device__ __forceinline__ int select_bit(uint32_t m, int k) {
 // Lists the window's blocks (from w0) in order to out and clears the window; returns how many.
 // The summary words in rounds of 32 lanes; in a round, the non-zero bitmap words are dealt to the
 // lanes 32 at a time (a lane finds its word from a prefix sum of the summary popcounts), and the
-// popcounts of those words, scanned, place their blocks. (Measured on an H200: one lane per
-// summary word walking its words and bits in turn cost the stencil's 8x8 tile rows, whose blocks
-// fall in a dozen separate words, 800 instructions per group.)
+// popcounts of those words, scanned, place their blocks (the former walk, one lane per summary
+// word over its words and bits in turn, left the stencil's dozen separate words to one or two
+// lanes).
 template <int Words = kWords>
 __device__ __forceinline__ int list_window(uint32_t* bits, uint32_t* summary, uint32_t w0, uint32_t* out) {
   const int lane = threadIdx.x & 31;
@@ -214,7 +214,7 @@ __device__ __forceinline__ int list_by_masks(uint32_t (&bc)[kRegisterUnroll], in
 #pragma unroll
     for (int u = 0; u < kRegisterUnroll; ++u) {
       if (u * 32 >= entries) break;  // warp-uniform
-      const uint32_t offset = bc[u] - w0;  // (kNone - w0 is at least 32 unless w0 is within 32 of it)
+      const uint32_t offset = bc[u] - w0;
       if (bc[u] != kNone && offset < 32) {
         mask |= 1u << offset;
         bc[u] = kNone;
