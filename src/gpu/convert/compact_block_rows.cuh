@@ -14,8 +14,9 @@
 namespace sparsetc::detail::gpuconv {
 
 constexpr int kCompactSlots = int(kCompactEntries / 32);
-// CTAs of the one-warp kernels: four warps, so that occupancy comes in steps of four warps (their
-// 90-odd registers allow 20 warps per SM; CTAs of eight allow 16).
+// CTAs of the one-warp kernels: four warps. (At 256 threads ptxas spilled BCSR's kernel at 80
+// registers, or, with its loads reordered, took 94-98: 16 warps per SM; at 128 threads it takes 80
+// without a spill: 24 warps per SM.)
 constexpr int kCompactThreads = 128;
 constexpr int kCompactWarps = kCompactThreads / 32;
 
