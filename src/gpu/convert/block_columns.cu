@@ -139,12 +139,7 @@ __device__ __forceinline__ int list_window(uint32_t* bits, uint32_t* summary, ui
     const int s = round * 32 + lane;
     const uint32_t words = s < kSummaryWords ? summary[s] : 0u;
     const int nonzero = __popc(words);
-    int ends = nonzero;  // inclusive prefix sum of the non-zero words over the lanes
-#pragma unroll
-    for (int offset = 1; offset < 32; offset <<= 1) {
-      const int v = __shfl_up_sync(kFullMask, ends, offset);
-      if (lane >= offset) ends += v;
-    }
+    const int ends = warp_inclusive_sum(nonzero);  // the non-zero words of this lane and those below
     const int total = __shfl_sync(kFullMask, ends, 31), before = ends - nonzero;
     if (total == 0) continue;  // nothing in these 1024 words
     if (words != 0) summary[s] = 0;
@@ -161,12 +156,7 @@ __device__ __forceinline__ int list_window(uint32_t* bits, uint32_t* summary, ui
         bits[wd] = 0;
       }
       const int mine = __popc(word);
-      int inclusive = mine;
-#pragma unroll
-      for (int offset = 1; offset < 32; offset <<= 1) {
-        const int v = __shfl_up_sync(kFullMask, inclusive, offset);
-        if (lane >= offset) inclusive += v;
-      }
+      const int inclusive = warp_inclusive_sum(mine);
       int at = count + inclusive - mine;
       const uint32_t base = w0 + uint32_t(wd) * 32;
       for (; word; word &= word - 1) out[at++] = base + uint32_t(__ffs(word) - 1);

@@ -215,6 +215,18 @@ __device__ __forceinline__ int64_t last_not_above(const T* a, int64_t lo, int64_
   return lo;
 }
 
+// Inclusive prefix sum of one value per lane over the calling warp (all lanes).
+template <typename T>
+__device__ __forceinline__ T warp_inclusive_sum(T v) {
+  const int lane = threadIdx.x & 31;
+#pragma unroll
+  for (int offset = 1; offset < 32; offset <<= 1) {
+    const T x = __shfl_up_sync(kFullMask, v, offset);
+    if (lane >= offset) v += x;
+  }
+  return v;
+}
+
 // The largest power of two not above `most` (0 for none): where a warp-uniform search starts.
 __device__ __forceinline__ int search_top(int most) { return most > 0 ? 1 << (31 - __clz(most)) : 0; }
 

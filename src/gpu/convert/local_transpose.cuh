@@ -232,12 +232,7 @@ __global__ void __launch_bounds__(kThreads)
 // Exclusive scan of one value per thread of the pull kernel's CTA; `total` gets the sum.
 __device__ __forceinline__ uint32_t block_exclusive_scan(uint32_t v, uint32_t* warp_sums, uint32_t& total) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  uint32_t inclusive = v;
-#pragma unroll
-  for (int d = 1; d < 32; d <<= 1) {
-    const uint32_t x = __shfl_up_sync(kFullMask, inclusive, d);
-    if (lane >= d) inclusive += x;
-  }
+  const uint32_t inclusive = warp_inclusive_sum(v);
   if (lane == 31) warp_sums[warp] = inclusive;
   __syncthreads();
   uint32_t before = 0;
@@ -295,12 +290,7 @@ __device__ __forceinline__ BatchParts batch_parts(const O* ptr, const int32_t* i
       e = lower_bound(idx, s, re, c1 + in_base);
     }
   }
-  uint32_t inclusive = uint32_t(e - s);
-#pragma unroll
-  for (int d = 1; d < 32; d <<= 1) {
-    const uint32_t x = __shfl_up_sync(kFullMask, inclusive, d);
-    if (lane >= d) inclusive += x;
-  }
+  const uint32_t inclusive = warp_inclusive_sum(uint32_t(e - s));
   __syncwarp();  // the previous batch's readers are done
   begin[lane] = s;
   ends[lane] = inclusive;
