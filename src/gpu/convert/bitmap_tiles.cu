@@ -83,12 +83,7 @@ __global__ void __launch_bounds__(kThreads)
       const int k = k0 + lane;
       const ull word = k < n ? bits[k] : 0ull;
       const uint32_t count = uint32_t(__popcll(word));
-      uint32_t inclusive = count;
-#pragma unroll
-      for (int offset = 1; offset < 32; offset <<= 1) {
-        const uint32_t v = __shfl_up_sync(kFullMask, inclusive, offset);
-        if (lane >= offset) inclusive += v;
-      }
+      const uint32_t inclusive = warp_inclusive_sum(count);
       if (k < n) {
         const uint32_t b = running + inclusive - count;
         before[k] = b;
@@ -158,13 +153,7 @@ __global__ void __launch_bounds__(kCompactThreads, 6)
     // Lane k holds tile k: its bitmap, and the tile row's elements before it (a warp scan).
     const ull word = lane < n ? ull(halves[2 * lane]) | (ull(halves[2 * lane + 1]) << 32) : 0ull;
     const int count = __popcll(word);
-    int inclusive = count;
-#pragma unroll
-    for (int offset = 1; offset < 32; offset <<= 1) {
-      const int v = __shfl_up_sync(kFullMask, inclusive, offset);
-      if (lane >= offset) inclusive += v;
-    }
-    const int before = inclusive - count;
+    const int before = warp_inclusive_sum(count) - count;
     if (lane < n) {
       bitmap[b0 + lane] = word;
       element_offset[b0 + lane] = first + before;

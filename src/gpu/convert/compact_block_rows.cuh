@@ -20,14 +20,20 @@ constexpr int kCompactSlots = int(kCompactEntries / 32);
 constexpr int kCompactThreads = 128;
 constexpr int kCompactWarps = kCompactThreads / 32;
 
-// Block row g (rows [g * height, ...)): its entries [first, stop) (loaded one block row ahead:
-// everything else of the block row waits on them).
+// Block row g (rows [g * height, ...)): its entries [first, stop) and how many blocks it has (at
+// most kCompactBlocks + 1: past that only "not compact" matters), loaded one block row ahead:
+// everything else of the block row waits on them, and a block row that is not compact loads
+// nothing more.
 struct BlockRowEntries {
   int64_t first = 0, stop = 0;
-  __device__ __forceinline__ void load(const int64_t* row_ptr, int64_t g, int height, int64_t rows) {
+  int blocks = 0;
+  __device__ __forceinline__ void load(const int64_t* row_ptr, const int64_t* block_ptr, int64_t g, int height,
+                                       int64_t rows) {
     const int64_t r0 = g * height, r1 = r0 + height < rows ? r0 + height : rows;
     first = row_ptr[r0];
     stop = row_ptr[r1];
+    const int64_t n = block_ptr[g + 1] - block_ptr[g];
+    blocks = int(n <= kCompactBlocks ? n : kCompactBlocks + 1);
   }
 };
 
@@ -99,8 +105,9 @@ struct CompactRow {
 // The block rows of a one-warp kernel, grid-stride, one warp each (block row g is rows
 // [g * height, ...)): compact(row, entries, locator) for a compact block row with blocks,
 // wide(g, b0, blocks, its list) for one that is not compact. Only the next block row's entry
-// range is loaded ahead; everything else of a block row (its block range and list, its entries,
-// its row ends) is loaded before anything waits on one, so a block row costs one round trip.
+// range and block count are loaded ahead; everything else of a compact block row (its first block
+// and list, its entries, its row ends) is loaded before anything waits on one, so a block row
+// costs one round trip.
 // (Measured on an H200: the list written before the entries were loaded, and the next block
 // row's four bounds spilled to local memory at 80 registers, cost each block row three.)
 template <typename V, typename Compact, typename Wide>
@@ -113,29 +120,24 @@ __device__ __forceinline__ void for_each_block_row(const int64_t* __restrict__ r
   const int64_t warps = int64_t(gridDim.x) * warps_per_cta;
   int64_t g = int64_t(blockIdx.x) * warps_per_cta + (threadIdx.x >> 5);
   BlockRowEntries ahead;
-  if (g < groups) ahead.load(row_ptr, g, height, rows);
+  if (g < groups) ahead.load(row_ptr, block_ptr, g, height, rows);
   for (; g < groups; g += warps) {
     const BlockRowEntries range = ahead;
-    if (g + warps < groups) ahead.load(row_ptr, g + warps, height, rows);
-    const int64_t first = range.first, b0 = block_ptr[g], blocks = block_ptr[g + 1] - b0;
+    if (g + warps < groups) ahead.load(row_ptr, block_ptr, g + warps, height, rows);
+    const int64_t first = range.first, b0 = block_ptr[g];  // (in cache: loaded with the range)
     const uint32_t* mine = list + first;
-    const int64_t r0 = g * height;
-    const int nrows = int(r0 + height < rows ? height : rows - r0);
-    const int entries = int(range.stop - first < kCompactEntries ? range.stop - first : kCompactEntries + 1);
-    CompactEntries<V> e;
-    uint32_t listed = 0;
-    int32_t my_end = INT32_MAX;
-    if (entries <= kCompactEntries) {
-      listed = lane < entries ? mine[lane] : 0u;  // (a list is never longer than its entries)
-      e.load(col_idx + first, values + first, entries);
-      my_end = compact_row_end(row_ptr, r0, nrows, first);
-    }
-    if (!is_compact_group(entries, blocks)) {
-      wide(g, b0, blocks, mine);
+    if (!is_compact_group(range.stop - first, range.blocks)) {
+      wide(g, b0, block_ptr[g + 1] - b0, mine);
       continue;
     }
-    const int n = int(blocks);
+    const int n = range.blocks, entries = int(range.stop - first);
     if (n == 0) continue;
+    const int64_t r0 = g * height;
+    const int nrows = int(r0 + height < rows ? height : rows - r0);
+    const uint32_t listed = lane < n ? mine[lane] : 0u;
+    CompactEntries<V> e;
+    e.load(col_idx + first, values + first, entries);
+    const int32_t my_end = compact_row_end(row_ptr, r0, nrows, first);
     const int32_t my_block = lane < n ? int32_t(listed) : INT32_MAX;
     const CompactLocator at(my_end, nrows, my_block, n);
     compact(CompactRow{g, first, b0, n, nrows, entries, my_block}, e, at);
