@@ -348,6 +348,61 @@ TEST(GpuConvert, AllConversionsMatchTheHostOnRealMatrices) {
   }
 }
 
+// rows x (run (rows + 1)): row r holds columns [run r, run (r + 2)), two runs of `run` entries
+// in strips of `run`; with dense_last_row, one more row holds every column.
+CsrMatrix<double> staircase(int64_t rows, int64_t run, bool dense_last_row, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-2.0, 2.0);
+  CsrMatrix<double> m;
+  m.rows = rows + (dense_last_row ? 1 : 0);
+  m.cols = run * (rows + 1);
+  for (int64_t r = 0; r < m.rows; ++r) {
+    const bool dense = r == rows;
+    for (int64_t c = dense ? 0 : run * r; c < (dense ? m.cols : run * (r + 2)); ++c) {
+      m.col_idx.push_back(c);
+      m.values.push_back(u(rng));
+    }
+    m.row_ptr.push_back(int64_t(m.col_idx.size()));
+  }
+  return m;
+}
+
+// Each of the tiled DCSR's ways on small inputs (also run under compute-sanitizer): the entry
+// sort (segments of one or two entries: the band in strips of 1 and 7, R-MAT with its empty rows,
+// the long row in 120007 strips) and the segment gather, its segments listed by the rows (the band
+// in strips of 64: rows of one strip and rows walked; the staircase of runs of 10) or, with rows
+// too long to walk (200 entries in two strips, a dense last row), selected from the entries.
+TEST(GpuConvert, TiledDcsrEveryWayOnSmallInputs) {
+  SKIP_WITHOUT_DEVICE();
+  Stream s;
+  auto named = [](const std::string& name) -> const Case& {
+    const std::vector<Case>& all = corpus();
+    const auto it = std::find_if(all.begin(), all.end(), [&](const Case& c) { return c.name == name; });
+    EXPECT_NE(it, all.end()) << name;
+    return it != all.end() ? *it : all.front();
+  };
+  const Case& band = named("band 1001");
+  const Case& rmat = named("rmat 11");
+  const Case& long_row = named("long row");
+  ASSERT_EQ(rmat.matrix.cols, 2048);
+  ASSERT_EQ(long_row.matrix.cols, 120007);
+  const CsrMatrix<double> stairs = staircase(3001, 10, false, sparsetc_test::fresh_seed());
+  const CsrMatrix<double> tall_stairs = staircase(301, 100, false, sparsetc_test::fresh_seed());
+  const CsrMatrix<double> arrow = staircase(301, 100, true, sparsetc_test::fresh_seed());
+  for (int64_t sw : {int64_t(1), int64_t(7), int64_t(64)}) {
+    check_tiled_dcsr(band.matrix, sw, band.name + " tiled dcsr " + std::to_string(sw), s.context());
+    check_tiled_dcsr(sd::cast_values<float>(band.matrix), sw, band.name + " (float) tiled dcsr " + std::to_string(sw),
+                     s.context());
+    check_tiled_dcsr(rmat.matrix, sw, rmat.name + " tiled dcsr " + std::to_string(sw), s.context());
+  }
+  check_tiled_dcsr(long_row.matrix, 1, long_row.name + " tiled dcsr 1", s.context());
+  check_tiled_dcsr(stairs, 10, "staircase tiled dcsr 10", s.context());
+  check_tiled_dcsr(sd::cast_values<float>(stairs), 10, "staircase (float) tiled dcsr 10", s.context());
+  check_tiled_dcsr(tall_stairs, 100, "staircase of 100 tiled dcsr 100", s.context());
+  check_tiled_dcsr(arrow, 100, "arrow tiled dcsr 100", s.context());
+  check_tiled_dcsr(sd::cast_values<float>(arrow), 100, "arrow (float) tiled dcsr 100", s.context());
+}
+
 TEST(GpuConvert, DefaultStreamWorksToo) {
   SKIP_WITHOUT_DEVICE();
   const GpuContext ctx{nullptr, nullptr};

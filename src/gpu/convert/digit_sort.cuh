@@ -77,12 +77,18 @@ struct SortSink {
   uint32_t* col_counts = nullptr;
 };
 
-// digit = ((column / divisor) >> shift) & mask
+// digit = ((column / divisor) >> shift) & mask; columns are below 2^31, so a divisor above 2^31
+// divides like 2^31 (to 0). A divisor other than 1 (the tiled DCSR's strip width) divides by a
+// multiply-high (fast_divider.hpp): the digit is taken three times per entry and pass, and an
+// integer division is ~20 instructions.
 struct DigitOf {
-  uint32_t divisor;
+  FastDivider divisor;
   int shift;
   uint32_t mask;
-  __device__ uint32_t operator()(uint32_t col) const { return ((divisor == 1 ? col : col / divisor) >> shift) & mask; }
+  DigitOf(uint32_t d, int s, uint32_t m) : divisor(d < 0x80000000u ? d : 0x80000000u), shift(s), mask(m) {}
+  __device__ uint32_t operator()(uint32_t col) const {
+    return ((divisor.divisor == 1 ? col : divisor.divide(col)) >> shift) & mask;
+  }
 };
 
 // Adds, for each run of equal `key` among the valid lanes (a prefix of the warp), the run's length

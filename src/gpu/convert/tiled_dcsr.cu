@@ -2,20 +2,25 @@
 //
 // A tiled DCSR is the CSR's (row, strip) segments (the pieces of a row in one strip, contiguous
 // in the CSR since a row's columns are sorted), ordered by strip and then by row: a stable sort
-// of the segments by strip, as the host does it. Two ways, chosen by the segments' length:
+// of the segments by strip, as the host does it.
 //
-// Long segments (at least kMinRun entries on average, bounded from above by one reduction over
-// the rows and one read back): only the segments are sorted, the entries move once, in a
-// segmented gather:
-//  1. a bitmap marks the row starts (one bit per entry, one atomic per row);
-//  2. cub::DeviceSelect::If lists the segment starts in CSR order: an entry that starts a row or
-//     whose strip differs from the entry before it (one read back: their count); consecutive
-//     starts delimit the segments;
-//  3. cub::DeviceRadixSort::SortPairs sorts the segment numbers by strip (stable: rows stay in
+// First the segments of every row are counted and scanned over the rows (one read back: their
+// total). A row within one strip is one segment, found from its first and last column; a row of
+// up to kRowWalk entries is walked by its thread; a longer one counts an upper bound. Then two
+// ways, chosen by the segments' length:
+//
+// Long segments (at least kMinRun entries on average): only the segments are sorted, the entries
+// move once, in a segmented gather:
+//  1. each row lists its segments in CSR order (the same walk as the count): the first entry,
+//     the strip, the row and the segment's number; where a row was too long to walk, a select
+//     over the entries lists the segment starts instead, and a binary search finds their rows;
+//  2. cub::DeviceRadixSort::SortPairs sorts the segment numbers by strip (stable: rows stay in
 //     order; only the strip's bits);
-//  4. row_ptr is a scan of the lengths in sorted order, row_idx a binary search of each
-//     segment's start in the CSR offsets, strip_ptr a search per strip in the sorted strips;
-//  5. gather_segments (convert_common.cuh) copies every segment's columns and values.
+//  3. row_ptr is a scan of the lengths in sorted order, row_idx the listed row of each sorted
+//     segment, strip_ptr a search per strip in the sorted strips;
+//  4. gather_segments (convert_common.cuh) copies every segment's columns and values.
+// (Before the rows listed their segments, a select over the entries found the segment starts and
+// a binary search in the offsets their rows: 75 and 38 of the band's 310 us under ncu.)
 // Short segments (scattered rows: a segment is an entry or two): the entries themselves are
 // sorted stably by strip (digit_sort.cuh, one pass of wide digits for up to 2048 strips, straight
 // from the CSR arrays), each with its row; a segment starts where the strip or the row changes:
@@ -41,21 +46,92 @@ namespace {
 constexpr int64_t kMinRun = 5;                               // entries a segment for the gather
 constexpr int64_t kMaxSortedEntries = (int64_t(1) << 33) - 1;  // the entry sort's limit
 
-// An upper bound of row r's segments: its entries, and the strips its columns span.
-struct RowSegmentBound {
+// ---- the segments of each row
+
+constexpr int64_t kRowWalk = 64;  // rows up to this long are walked by their own thread
+
+// The segments of row r: visit(k, j, strip) for the k-th one, which starts at entry j. A row
+// within one strip is one segment (its first and last column tell); one of up to kRowWalk entries
+// is walked. A longer row is not visited: its upper bound (entries or strips spanned, the fewer)
+// is returned and *long_row set. (A warp walking each longer row, 32 entries a step, left R-MAT's
+// count at 0.3 ms: its warps walked hundreds of rows of thousands of entries in turn.) Returns
+// the row's segment count.
+template <typename Visit>
+__device__ __forceinline__ int64_t for_each_row_segment(const int64_t* __restrict__ row_ptr,
+                                                        const int32_t* __restrict__ col_idx, int64_t r,
+                                                        FastDivider width, bool* long_row, Visit visit) {
+  const int64_t a = __ldg(row_ptr + r), b = __ldg(row_ptr + r + 1);
+  if (a == b) return 0;
+  const uint32_t first_strip = width.divide(uint32_t(__ldg(col_idx + a)));
+  const uint32_t last_strip = width.divide(uint32_t(__ldg(col_idx + b - 1)));
+  if (first_strip == last_strip) {
+    visit(int64_t(0), a, first_strip);
+    return 1;
+  }
+  if (b - a > kRowWalk) {
+    *long_row = true;
+    const int64_t span = int64_t(last_strip) - int64_t(first_strip) + 1;
+    return b - a < span ? b - a : span;
+  }
+  int64_t count = 0;
+  uint32_t before = 0xFFFFFFFFu;
+  for (int64_t j = a; j < b; ++j) {
+    const uint32_t strip = width.divide(uint32_t(__ldg(col_idx + j)));
+    if (strip != before) visit(count++, j, strip);
+    before = strip;
+  }
+  return count;
+}
+
+// seg_count[r]: the segments of row r (a thread per row); the rows too long to walk count their
+// upper bound and add one to *long_rows.
+struct CountRowSegments {
   const int64_t* row_ptr;
   const int32_t* col_idx;
-  uint32_t width;
-  __device__ int64_t operator()(int64_t r) const {
-    const int64_t a = row_ptr[r], b = row_ptr[r + 1];
-    if (a == b) return 0;
-    const int64_t span = int64_t(uint32_t(col_idx[b - 1]) / width) - int64_t(uint32_t(col_idx[a]) / width) + 1;
-    return b - a < span ? b - a : span;
+  FastDivider width;
+  int64_t* seg_count;
+  unsigned long long* long_rows;
+  __device__ void operator()(int64_t r) const {
+    bool long_row = false;
+    seg_count[r] = for_each_row_segment(row_ptr, col_idx, r, width, &long_row, [](int64_t, int64_t, uint32_t) {});
+    if (long_row) atomicAdd(long_rows, 1ull);
+  }
+};
+
+// The listed segments (CSR order): first entry, strip (the sort key), number (the sorted
+// payload), row; first[segments] = nnz closes the last one.
+struct ListedSegments {
+  int64_t* first;
+  uint32_t* strip;
+  int64_t* number;
+  int32_t* row;
+};
+
+// Row r's segments into `out` from row_first_segment[r] on (a thread per row; no row is long);
+// the last row closes first.
+struct ListRowSegments {
+  const int64_t* row_ptr;
+  const int32_t* col_idx;
+  FastDivider width;
+  const int64_t* row_first_segment;
+  int64_t rows, nnz;
+  ListedSegments out;
+  __device__ void operator()(int64_t r) const {
+    const int64_t q0 = row_first_segment[r];
+    bool long_row = false;
+    for_each_row_segment(row_ptr, col_idx, r, width, &long_row, [&](int64_t k, int64_t j, uint32_t s) {
+      out.first[q0 + k] = j;
+      out.strip[q0 + k] = s;
+      out.number[q0 + k] = q0 + k;
+      out.row[q0 + k] = int32_t(r);
+    });
+    if (r == rows - 1) out.first[row_first_segment[rows]] = nnz;
   }
 };
 
 // ---- long segments: sort the segments, gather the entries
 
+// With rows too long to walk, the segments are selected from the entries instead.
 // Sets bit row_ptr[r] of `bits` for every non-empty row r.
 struct MarkRowStarts {
   const int64_t* row_ptr;
@@ -71,27 +147,28 @@ struct MarkRowStarts {
 struct SegmentStart {
   const int32_t* col_idx;
   const uint32_t* row_starts;
-  uint32_t width;
+  FastDivider width;
   __device__ bool operator()(int64_t j) const {
     return ((row_starts[j >> 5] >> (j & 31)) & 1u) ||
-           uint32_t(__ldg(col_idx + j)) / width != uint32_t(__ldg(col_idx + j - 1)) / width;
+           width.divide(uint32_t(__ldg(col_idx + j))) != width.divide(uint32_t(__ldg(col_idx + j - 1)));
   }
 };
 
-// Segment q in CSR order: its strip (the sort key) and its number (the sorted payload);
-// first[segments] = nnz closes the last one.
-struct SegmentKeys {
-  const int64_t* first;
+// Segment q of the selected starts (first, CSR order): its strip, number and row (a binary
+// search in the offsets); first[segments] = nnz closes the last one.
+struct SelectedSegmentFields {
+  const int64_t* row_ptr;
+  int64_t rows;
   const int32_t* col_idx;
-  uint32_t width;
+  FastDivider width;
   int64_t segments, nnz;
-  uint32_t* strip;
-  int64_t* number;
-  int64_t* first_out;  // first, to close it
+  ListedSegments out;  // out.first holds the starts
   __device__ void operator()(int64_t q) const {
-    strip[q] = uint32_t(col_idx[first[q]]) / width;
-    number[q] = q;
-    if (q == 0) first_out[segments] = nnz;
+    const int64_t j = out.first[q];
+    out.strip[q] = width.divide(uint32_t(col_idx[j]));
+    out.number[q] = q;
+    out.row[q] = int32_t(last_not_above(row_ptr, 0, rows, j));
+    if (q == 0) out.first[segments] = nnz;
   }
 };
 
@@ -105,16 +182,12 @@ struct SortedLength {
   }
 };
 
-// row_idx[k]: the row holding the k-th segment's first entry.
+// row_idx[k]: the row of the k-th segment in sorted order.
 struct SortedRow {
-  const int64_t* first;
+  const int32_t* row;
   const int64_t* number;
-  const int64_t* row_ptr;
-  int64_t rows;
   int32_t* row_idx;
-  __device__ void operator()(int64_t k) const {
-    row_idx[k] = int32_t(last_not_above(row_ptr, 0, rows, first[number[k]]));
-  }
+  __device__ void operator()(int64_t k) const { row_idx[k] = __ldg(row + __ldg(number + k)); }
 };
 
 // strip_ptr[s]: the segments of the strips below s (a search in the sorted strips).
@@ -132,27 +205,39 @@ struct SortedSource {
   __device__ int64_t operator()(int64_t k) const { return __ldg(first + __ldg(number + k)); }
 };
 
+// row_first_segment: the scanned segment counts of the rows, exact when no row is long.
 template <typename V>
-void tiled_by_segments(const DeviceCsrView<V>& csr, uint32_t width, DeviceTiledDcsr<V>& tiled,
-                       const GpuContext& context) {
+void tiled_by_segments(const DeviceCsrView<V>& csr, FastDivider width, const int64_t* row_first_segment,
+                       int64_t segments, bool long_rows, DeviceTiledDcsr<V>& tiled, const GpuContext& context) {
   const int64_t strips = tiled.strips(), nnz = csr.nnz;
-  // 1-2. The segment starts in CSR order.
-  DeviceBuffer row_starts = buffer_of<uint32_t>((nnz + 31) / 32, context);
-  zero(row_starts.as<uint32_t>(), (nnz + 31) / 32, context.stream);
-  for_each_index(csr.rows, context, MarkRowStarts{csr.row_ptr, row_starts.as<uint32_t>()});
-  DeviceBuffer first = buffer_of<int64_t>(nnz + 1, context);
-  const int64_t segments = select_positions(
-      nnz, SegmentStart{csr.col_idx, row_starts.as<const uint32_t>(), width}, first.as<int64_t>(), context);
+  // 1. The segments in CSR order, with their keys.
+  DeviceBuffer first, rows, keys, numbers;
+  auto allocate = [&] {
+    rows = buffer_of<int32_t>(segments, context);
+    keys = buffer_of<uint32_t>(2 * segments, context);
+    numbers = buffer_of<int64_t>(2 * segments, context);
+    return ListedSegments{first.as<int64_t>(), keys.as<uint32_t>(), numbers.as<int64_t>(), rows.as<int32_t>()};
+  };
+  if (!long_rows) {
+    first = buffer_of<int64_t>(segments + 1, context);
+    for_each_index(csr.rows, context,
+                   ListRowSegments{csr.row_ptr, csr.col_idx, width, row_first_segment, csr.rows, nnz, allocate()});
+  } else {
+    DeviceBuffer row_starts = buffer_of<uint32_t>((nnz + 31) / 32, context);
+    zero(row_starts.as<uint32_t>(), (nnz + 31) / 32, context.stream);
+    for_each_index(csr.rows, context, MarkRowStarts{csr.row_ptr, row_starts.as<uint32_t>()});
+    first = buffer_of<int64_t>(nnz + 1, context);
+    segments = select_positions(nnz, SegmentStart{csr.col_idx, row_starts.as<const uint32_t>(), width},
+                                first.as<int64_t>(), context);
+    for_each_index(segments, context,
+                   SelectedSegmentFields{csr.row_ptr, csr.rows, csr.col_idx, width, segments, nnz, allocate()});
+  }
   tiled.row_segments = segments;
-  // 3. Stable sort of the segments by strip.
-  DeviceBuffer keys = buffer_of<uint32_t>(2 * segments, context), numbers = buffer_of<int64_t>(2 * segments, context);
   uint32_t* strip_in = keys.as<uint32_t>();
   uint32_t* strip_out = strip_in + segments;
   int64_t* number_in = numbers.as<int64_t>();
   int64_t* number_out = number_in + segments;
-  for_each_index(segments, context,
-                 SegmentKeys{first.as<const int64_t>(), csr.col_idx, width, segments, nnz, strip_in, number_in,
-                             first.as<int64_t>()});
+  // 2. Stable sort of the segments by strip.
   const int key_bits = bits_for(uint64_t(strips));
   if (key_bits > 0) {
     run_cub("cub::DeviceRadixSort::SortPairs", context, [&](void* temp, size_t& bytes) {
@@ -163,7 +248,7 @@ void tiled_by_segments(const DeviceCsrView<V>& csr, uint32_t width, DeviceTiledD
     strip_out = strip_in;
     number_out = number_in;
   }
-  // 4. The structure.
+  // 3. The structure.
   tiled.row_ptr = buffer_of<int64_t>(segments + 1, context);
   tiled.row_idx = buffer_of<int32_t>(segments, context);
   int64_t* row_ptr = tiled.row_ptr.template as<int64_t>();
@@ -174,10 +259,9 @@ void tiled_by_segments(const DeviceCsrView<V>& csr, uint32_t width, DeviceTiledD
     return cubns::DeviceScan::InclusiveSum(temp, bytes, lengths, row_ptr + 1, segments, context.stream);
   });
   for_each_index(segments, context,
-                 SortedRow{first.as<const int64_t>(), number_out, csr.row_ptr, csr.rows,
-                           tiled.row_idx.template as<int32_t>()});
+                 SortedRow{rows.as<const int32_t>(), number_out, tiled.row_idx.template as<int32_t>()});
   for_each_index(strips + 1, context, StripPtr{strip_out, segments, tiled.strip_ptr.template as<int64_t>()});
-  // 5. The entries.
+  // 4. The entries.
   gather_segments(row_ptr, segments, nnz, SortedSource{first.as<const int64_t>(), number_out}, NoSegmentVisit{},
                   csr.col_idx, csr.values, tiled.col_idx.template as<int32_t>(), tiled.values.template as<V>(),
                   context);
@@ -188,9 +272,9 @@ void tiled_by_segments(const DeviceCsrView<V>& csr, uint32_t width, DeviceTiledD
 struct SortedSegmentStart {
   const uint32_t* cols;
   const uint32_t* rows;
-  uint32_t width;
+  FastDivider width;
   __device__ bool operator()(int64_t p) const {
-    return p == 0 || cols[p] / width != cols[p - 1] / width || rows[p] != rows[p - 1];
+    return p == 0 || width.divide(cols[p]) != width.divide(cols[p - 1]) || rows[p] != rows[p - 1];
   }
 };
 
@@ -216,13 +300,13 @@ struct SortedStripPtr {
   const int64_t* seg_first;
   int64_t segments;
   const uint32_t* cols;
-  uint32_t width;
+  FastDivider width;
   int64_t* strip_ptr;
   __device__ void operator()(int64_t s) const {
     int64_t lo = 0, hi = segments;
     while (lo < hi) {
       const int64_t mid = (lo + hi) >> 1;
-      if (int64_t(cols[seg_first[mid]] / width) < s) lo = mid + 1;
+      if (int64_t(width.divide(cols[seg_first[mid]])) < s) lo = mid + 1;
       else hi = mid;
     }
     strip_ptr[s] = lo;
@@ -230,7 +314,7 @@ struct SortedStripPtr {
 };
 
 template <typename V>
-void tiled_by_entry_sort(const DeviceCsrView<V>& csr, uint32_t width, DeviceTiledDcsr<V>& tiled,
+void tiled_by_entry_sort(const DeviceCsrView<V>& csr, FastDivider width, DeviceTiledDcsr<V>& tiled,
                          const GpuContext& context) {
   using W = word_t<V>;
   require(csr.nnz <= kMaxSortedEntries, SPARSETC_STATUS_SIZE_OVERFLOW, "tiled DCSR on the GPU takes at most 2^33 "
@@ -242,7 +326,7 @@ void tiled_by_entry_sort(const DeviceCsrView<V>& csr, uint32_t width, DeviceTile
   sink.row = rows.as<uint32_t>();
   sink.val = tiled.values.template as<W>();
   sort_entries(CsrSource<int64_t, W>{csr.row_ptr, csr.col_idx, reinterpret_cast<const W*>(csr.values), csr.rows, 0},
-               csr.nnz, width, bits_for(uint64_t(strips)), sink, context);
+               csr.nnz, width.divisor, bits_for(uint64_t(strips)), sink, context);
   const uint32_t* cols = reinterpret_cast<const uint32_t*>(tiled.col_idx.data());
   DeviceBuffer seg_first = buffer_of<int64_t>(csr.nnz, context);
   tiled.row_segments = select_positions(csr.nnz, SortedSegmentStart{cols, rows.as<const uint32_t>(), width},
@@ -281,16 +365,24 @@ DeviceTiledDcsr<V> gpu_csr_to_tiled_dcsr(const DeviceCsrView<V>& csr, int64_t st
     zero(tiled.row_ptr.template as<int64_t>(), 1, context.stream);
     return tiled;
   }
-  // Columns are below 2^31, so a wider strip is one strip and divides every column to 0.
-  const uint32_t width = uint32_t(strip_width < int64_t(0xFFFFFFFFu) ? strip_width : int64_t(0xFFFFFFFFu));
-  DeviceBuffer bound = buffer_of<int64_t>(1, context);
-  const auto bounds = thrustns::make_transform_iterator(thrustns::counting_iterator<int64_t>(0),
-                                                        RowSegmentBound{csr.row_ptr, csr.col_idx, width});
-  run_cub("cub::DeviceReduce::Sum", context, [&](void* temp, size_t& bytes) {
-    return cubns::DeviceReduce::Sum(temp, bytes, bounds, bound.as<int64_t>(), csr.rows, context.stream);
-  });
-  if (csr.nnz >= kMinRun * read_back(bound.as<const int64_t>(), context.stream)) {
-    tiled_by_segments(csr, width, tiled, context);
+  // Columns are below 2^31, so a strip of 2^31 columns or more is one strip: every column divides to 0.
+  const FastDivider width(uint32_t(strip_width < int64_t(0x80000000u) ? strip_width : int64_t(0x80000000u)));
+  // The segments of each row, scanned over the rows; the total (an upper bound where rows are
+  // long) and the long rows' count come back in one read and pick the way.
+  DeviceBuffer row_segments = buffer_of<int64_t>(csr.rows, context);
+  DeviceBuffer row_first_segment = buffer_of<int64_t>(csr.rows + 2, context);  // + total, long rows
+  int64_t* scanned = row_first_segment.as<int64_t>();
+  zero(scanned + csr.rows + 1, 1, context.stream);
+  for_each_index(csr.rows, context,
+                 CountRowSegments{csr.row_ptr, csr.col_idx, width, row_segments.as<int64_t>(),
+                                  reinterpret_cast<unsigned long long*>(scanned + csr.rows + 1)});
+  exclusive_scan_total(row_segments.as<const int64_t>(), scanned, csr.rows, context);
+  struct Totals {
+    int64_t segments, long_rows;
+  };
+  const Totals totals = read_back(reinterpret_cast<const Totals*>(scanned + csr.rows), context.stream);
+  if (csr.nnz >= kMinRun * totals.segments) {
+    tiled_by_segments(csr, width, scanned, totals.segments, totals.long_rows > 0, tiled, context);
   } else {
     tiled_by_entry_sort(csr, width, tiled, context);
   }
