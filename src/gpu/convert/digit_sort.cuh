@@ -77,15 +77,14 @@ struct SortSink {
   uint32_t* col_counts = nullptr;
 };
 
-// digit = ((column / divisor) >> shift) & mask; columns are below 2^31, so a divisor above 2^31
-// divides like 2^31 (to 0). A divisor other than 1 (the tiled DCSR's strip width) divides by a
-// multiply-high (fast_divider.hpp): the digit is taken three times per entry and pass, and an
-// integer division is ~20 instructions.
+// digit = ((column / divisor) >> shift) & mask. A divisor other than 1 (the tiled DCSR's strip
+// width) divides by a multiply-high (fast_divider.hpp): the digit is taken three times per entry
+// and pass, and an integer division is ~20 instructions. (The test for 1 keeps the transposes'
+// code as it was: without it ptxas spilled more of their 64-bit-value scatter kernels.)
 struct DigitOf {
   FastDivider divisor;
   int shift;
   uint32_t mask;
-  DigitOf(uint32_t d, int s, uint32_t m) : divisor(d < 0x80000000u ? d : 0x80000000u), shift(s), mask(m) {}
   __device__ uint32_t operator()(uint32_t col) const {
     return ((divisor.divisor == 1 ? col : divisor.divide(col)) >> shift) & mask;
   }
@@ -364,8 +363,8 @@ __global__ void __launch_bounds__(kThreads, 2)
 // The stable sort by key = column / divisor (key_bits bits), from the CSR arrays `csr` (nnz
 // entries) into `sink`. No synchronisation point.
 template <typename O, typename W>
-void sort_entries(const CsrSource<O, W>& csr, int64_t nnz, uint32_t divisor, int key_bits, const SortSink<W>& sink,
-                  const GpuContext& context, int max_digit_bits = kMaxDigitBits) {
+void sort_entries(const CsrSource<O, W>& csr, int64_t nnz, const FastDivider& divisor, int key_bits,
+                  const SortSink<W>& sink, const GpuContext& context, int max_digit_bits = kMaxDigitBits) {
   if (nnz <= 0) return;
   const int most = max_digit_bits < 1 ? 1 : max_digit_bits > kMaxDigitBits ? kMaxDigitBits : max_digit_bits;
   const int passes = key_bits <= most ? 1 : (key_bits + most - 1) / most;

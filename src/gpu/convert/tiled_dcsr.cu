@@ -326,7 +326,7 @@ void tiled_by_entry_sort(const DeviceCsrView<V>& csr, FastDivider width, DeviceT
   sink.row = rows.as<uint32_t>();
   sink.val = tiled.values.template as<W>();
   sort_entries(CsrSource<int64_t, W>{csr.row_ptr, csr.col_idx, reinterpret_cast<const W*>(csr.values), csr.rows, 0},
-               csr.nnz, width.divisor, bits_for(uint64_t(strips)), sink, context);
+               csr.nnz, width, bits_for(uint64_t(strips)), sink, context);
   const uint32_t* cols = reinterpret_cast<const uint32_t*>(tiled.col_idx.data());
   DeviceBuffer seg_first = buffer_of<int64_t>(csr.nnz, context);
   tiled.row_segments = select_positions(csr.nnz, SortedSegmentStart{cols, rows.as<const uint32_t>(), width},

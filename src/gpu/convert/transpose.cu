@@ -103,7 +103,7 @@ void transpose_words(int64_t outer, int64_t inner, int64_t nnz, const O* ptr, co
     sink.val = out_val;
     sink.row_base = uint32_t(out_base);
     sink.col_counts = counts.as<uint32_t>();
-    sort_entries(CsrSource<O, W>{ptr, idx, val, outer, in_base}, nnz, 1, key_bits, sink, context,
+    sort_entries(CsrSource<O, W>{ptr, idx, val, outer, in_base}, nnz, FastDivider(1), key_bits, sink, context,
                  engine_digit_bits > 0 ? engine_digit_bits : kMaxDigitBits);
     exclusive_scan_total(counts.as<const uint32_t>(), list_starts, inner, context);
     if (!canonical) {
