@@ -403,6 +403,59 @@ TEST(GpuConvert, TiledDcsrEveryWayOnSmallInputs) {
   check_tiled_dcsr(sd::cast_values<float>(arrow), 100, "arrow (float) tiled dcsr 100", s.context());
 }
 
+// BCSR's three kinds of block rows side by side in one matrix (also run under compute-sanitizer):
+// compact (one warp), staged (one CTA: 257-1024 entries or 33-256 blocks, in one or several
+// rounds of the stage, by 16-byte or by scalar copies) and large (tasks: 1025 entries, or more
+// than 256 blocks), including the last, partial block row. Every allocation is poisoned, so an
+// unwritten block value or block column cannot pass.
+class GpuConvertPoisoned : public sparsetc_test::PoisonedGpuTest {};
+
+TEST_F(GpuConvertPoisoned, BcsrBlockRowsOfEveryKind) {
+  auto lengths = [](std::initializer_list<std::pair<int, int64_t>> runs) {  // (rows, entries per row)
+    std::vector<int64_t> out;
+    for (auto [rows, entries] : runs) out.insert(out.end(), size_t(rows), entries);
+    return out;
+  };
+  // 2048 columns: at most 256 blocks of 8 columns, so the block rows are sized by their entries.
+  const CsrMatrix<double> by_entries = rows_of(
+      2048, lengths({{16, 1}, {16, 64}, {15, 64}, {1, 65}, {16, 20}, {16, 0}, {16, 3}, {7, 40}}),
+      sparsetc_test::fresh_seed());
+  // 5000 columns: a block row of 640 entries spans about 400 blocks of 8 (large), one of 48 about 47.
+  const CsrMatrix<double> by_blocks =
+      rows_of(5000, lengths({{16, 40}, {16, 3}, {8, 6}, {8, 0}, {5, 9}}), sparsetc_test::fresh_seed());
+  for (const auto& [name, A] : {std::pair{"by entries", &by_entries}, std::pair{"by blocks", &by_blocks}}) {
+    for (auto [h, w] : {std::pair{16, 8}, std::pair{16, 16}, std::pair{8, 8}, std::pair{3, 5}, std::pair{32, 32}}) {
+      const std::string shape = " bcsr " + std::to_string(h) + "x" + std::to_string(w);
+      check_bcsr(*A, h, w, std::string(name) + shape, context());
+      check_bcsr(sd::cast_values<float>(*A), h, w, std::string(name) + " (float)" + shape, context());
+    }
+  }
+}
+
+// VBR's two ways on poisoned allocations (also run under compute-sanitizer): every group within
+// the staged limits (the 27-point stencil in groups of 1 to 32 rows; one CTA per group) and not
+// (a group of 33 rows; a group of 1280 entries): memset and scatter.
+TEST_F(GpuConvertPoisoned, VbrStagedAndScattered) {
+  const CsrMatrix<double> stencil = sd::generate_poisson3d27(7, sparsetc_test::fresh_seed());
+  std::mt19937_64 rng(sparsetc_test::fresh_seed());
+  auto partition = [&](int64_t rows, int64_t lo, int64_t hi) {
+    std::vector<int64_t> p{0};
+    std::uniform_int_distribution<int64_t> size(lo, hi);
+    while (p.back() < rows) p.push_back(std::min(rows, p.back() + size(rng)));
+    return p;
+  };
+  const std::vector<int64_t> within = partition(stencil.rows, 1, 32), tall = {0, 33, stencil.rows};
+  const CsrMatrix<double> heavy = rows_of(2048, std::vector<int64_t>(40, 64), sparsetc_test::fresh_seed());
+  const std::vector<int64_t> heavy_groups = {0, 20, 40};
+  for (int64_t w : {int64_t(1), int64_t(7), int64_t(16)}) {
+    const std::string width = " width " + std::to_string(w);
+    check_vbr(stencil, within, w, "stencil, groups of 1-32" + width, context());
+    check_vbr(sd::cast_values<float>(stencil), within, w, "stencil (float), groups of 1-32" + width, context());
+    check_vbr(stencil, tall, w, "stencil, a group of 33" + width, context());
+    check_vbr(heavy, heavy_groups, w, "groups of 1280 entries" + width, context());
+  }
+}
+
 TEST(GpuConvert, DefaultStreamWorksToo) {
   SKIP_WITHOUT_DEVICE();
   const GpuContext ctx{nullptr, nullptr};

@@ -10,6 +10,10 @@
 // written once and coalesced). (Measured on an H200: one round trip per block row, in CTAs of four
 // warps, took the band's 8x8 blocks from 0.287 to 0.248 ms.)
 //
+// Block rows past those limits but within 1024 entries and 256 blocks (a stencil's 16-row block
+// rows of 432 entries) take one CTA each (staged_block_rows.cuh): the same assembly in a 32 KB
+// stage, a stage-full of blocks at a time.
+//
 // The other block rows (power-law hubs) are cut into tasks (block_chunks.cuh): one warp per run
 // of at most 64 KB of consecutive blocks of one block row zeroes them with 16-byte stores, then
 // drops in the entries of those blocks (the same warp: the zeros are ordered before).
@@ -23,6 +27,7 @@
 #include "gpu/convert/convert_common.cuh"
 #include "gpu/convert/convert_internal.hpp"
 #include "gpu/convert/gpu_convert.hpp"
+#include "gpu/convert/staged_block_rows.cuh"
 
 namespace sparsetc::detail {
 namespace gpuconv {
@@ -122,6 +127,33 @@ __global__ void __launch_bounds__(kCompactThreads)
   for_each_block_row(row_ptr, col_idx, values, block_ptr, list, groups, height, rows, compact, wide);
 }
 
+// BCSR's blocks for the staged kernel: block b of the matrix at values b * area, row-major, the
+// lists in place (find_block_columns' kInPlace).
+struct BcsrStagedLayout {
+  const uint32_t* lists;
+  int height, width;
+  __device__ int64_t base(int64_t, int64_t b0) const { return b0 * int64_t(height * width); }
+  __device__ const uint32_t* list(int64_t first, int64_t) const { return lists + first; }
+  __device__ int area(int) const { return height * width; }
+  __device__ int place(int column_in_block, int row, int block, int, int area) const {
+    return block * area + row * width + column_in_block;
+  }
+};
+
+// The block rows past the one-warp limits but within the staged ones, one CTA each (their
+// block_col is written by bcsr_compact_kernel).
+template <typename V>
+__global__ void __launch_bounds__(kStagedThreads)
+    bcsr_staged_kernel(const int64_t* __restrict__ row_ptr, const int32_t* __restrict__ col_idx,
+                       const V* __restrict__ values, int64_t rows, int height, FastDivider width, int64_t groups,
+                       const int64_t* __restrict__ block_ptr, const uint32_t* __restrict__ list, V* __restrict__ out) {
+  extern __shared__ uint4 staged_stage[];
+  zero_stage(staged_stage, kStagedStageBytes);
+  const BcsrStagedLayout layout{list, height, int(width.divisor)};
+  assemble_staged_groups(row_ptr, col_idx, values, block_ptr, StagedGroups{height, rows, nullptr}, groups, layout,
+                         width, true, reinterpret_cast<V*>(staged_stage), kStagedStageBytes, out);
+}
+
 }  // namespace
 }  // namespace gpuconv
 
@@ -160,11 +192,20 @@ DeviceBcsr<V> gpu_csr_to_bcsr(const DeviceCsrView<V>& csr, int block_height, int
       b.list.template as<const uint32_t>(), bcsr.block_col.template as<int32_t>(), stage_bytes,
       bcsr.values.template as<V>());
   SPARSETC_CUDA_CHECK_LAUNCH();
-  if (b.wide_groups > 0) {  // the block rows that are not compact: tasks
+  if (b.wide_groups > b.large_groups) {  // block rows that are not compact but within the staged limits
+    SPARSETC_CUDA_CHECK(cudaFuncSetAttribute(bcsr_staged_kernel<V>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             kStagedStageBytes));
+    const unsigned grid = staged_grid(bcsr_staged_kernel<V>, kStagedStageBytes, block_rows);
+    bcsr_staged_kernel<V><<<grid, kStagedThreads, kStagedStageBytes, context.stream>>>(
+        csr.row_ptr, csr.col_idx, csr.values, csr.rows, block_height, width, block_rows, block_ptr,
+        b.list.template as<const uint32_t>(), bcsr.values.template as<V>());
+    SPARSETC_CUDA_CHECK_LAUNCH();
+  }
+  if (b.large_groups > 0) {  // the other block rows: tasks
     const int64_t task_blocks = std::clamp<int64_t>(kTaskBytes / (int64_t(area) * int64_t(sizeof(V))), 1, 1024);
     const BlockTasks tasks =
-        make_block_tasks(TaskCount{block_ptr, task_blocks, csr.row_ptr, block_height, csr.rows}, block_rows,
-                         b.wide_groups, b.blocks, context);
+        make_block_tasks(TaskCount{block_ptr, task_blocks, csr.row_ptr, block_height, csr.rows, true}, block_rows,
+                         b.large_groups, b.blocks, context);
     bcsr_values_kernel<V><<<task_grid(tasks.most), kThreads, 0, context.stream>>>(
         csr.row_ptr, csr.col_idx, csr.values, csr.rows, block_height, width, block_rows, block_ptr,
         bcsr.block_col.template as<const int32_t>(), tasks.task_ptr.as<const int64_t>(),

@@ -24,18 +24,21 @@
 namespace sparsetc::detail::gpuconv {
 
 // Tasks of block row I: ceil(blocks of I / task_blocks); none for a compact block row
-// (convert_internal.hpp) when row_ptr is given (a one-warp kernel has done those).
+// (convert_internal.hpp) when row_ptr is given (a one-warp kernel has done those), nor for a
+// staged one when `staged` is set (the one-CTA kernel has).
 struct TaskCount {
   const int64_t* block_ptr;
   int64_t task_blocks;
   const int64_t* row_ptr = nullptr;
   int height = 0;
   int64_t rows = 0;
+  bool staged = false;
   __device__ int64_t operator()(int64_t I) const {
     const int64_t n = block_ptr[I + 1] - block_ptr[I];
     if (row_ptr != nullptr) {
       const int64_t r0 = I * height, r1 = r0 + height < rows ? r0 + height : rows;
-      if (is_compact_group(row_ptr[r1] - row_ptr[r0], n)) return 0;
+      const int64_t entries = row_ptr[r1] - row_ptr[r0];
+      if (staged ? is_staged_group(entries, n) : is_compact_group(entries, n)) return 0;
     }
     return (n + task_blocks - 1) / task_blocks;
   }

@@ -256,6 +256,15 @@ struct EntryRange {
   }
 };
 
+// A warp's counts of groups that are not compact and of those past the staged limits: one atomic
+// each (lane 0).
+__device__ __forceinline__ void add_group_counts(ListCounters* counters, unsigned long long wide,
+                                                 unsigned long long large) {
+  if ((threadIdx.x & 31) != 0) return;
+  if (wide > 0) atomicAdd(&counters->wide_groups, wide);
+  if (large > 0) atomicAdd(&counters->large_groups, large);
+}
+
 // First pass, with a small window (1 KB per warp: high occupancy): groups of at most
 // 32 * kRegisterUnroll entries whose blocks span fewer than kNarrowWords * 32 are done here
 // (list_by_masks, then the bitmap); heavy groups are listed for distinct_blocks_heavy_kernel and the
@@ -274,7 +283,7 @@ __global__ void __launch_bounds__(kThreads)
   int64_t g = int64_t(blockIdx.x) * kWarps + (threadIdx.x >> 5);
   EntryRange ahead;
   // one atomic per warp for each counter (one per group contends on a stencil's every group)
-  unsigned long long wide = 0, deferred = 0;
+  unsigned long long wide = 0, large = 0, deferred = 0;
   if (g < groups) ahead.load(groups_of, g);
   for (; g < groups; g += warps) {
     const EntryRange range = ahead;
@@ -286,6 +295,7 @@ __global__ void __launch_bounds__(kThreads)
         counts[g] = kHeavyGroup;
       }
       ++wide;
+      ++large;
       continue;
     }
     if (entries <= 32 * kRegisterUnroll) {
@@ -302,13 +312,14 @@ __global__ void __launch_bounds__(kThreads)
                                                               list + range.first + count);
         if (lane == 0) counts[g] = count;
         wide += !is_compact_group(entries, count);
+        large += !is_staged_group(entries, count);
         continue;
       }
     }
     if (lane == 0) counts[g] = kDeferredGroup;
     ++deferred;
   }
-  if (lane == 0 && wide > 0) atomicAdd(&counters->wide_groups, wide);
+  add_group_counts(counters, wide, large);
   if (lane == 0 && deferred > 0) atomicAdd(&counters->deferred_groups, deferred);
 }
 
@@ -325,7 +336,7 @@ __global__ void __launch_bounds__(kGroupWarps * 32)
   uint32_t* bits = shared_bits + warp * (kWords + kSummary);
   uint32_t* summary = bits + kWords;
   bool cleared = false;  // the window is cleared for the warp's first deferred group
-  unsigned long long wide = 0;
+  unsigned long long wide = 0, large = 0;
   const int64_t* row_ptr = groups_of.row_ptr;
   const int64_t warps = int64_t(gridDim.x) * kGroupWarps;
   // A group's state and entry range are loaded one group ahead, so their latency hides behind the
@@ -358,6 +369,7 @@ __global__ void __launch_bounds__(kGroupWarps * 32)
       const int64_t count = distinct_blocks_in_registers(bits, summary, bc, entries, w0, list + first_entry);
       if (lane == 0) counts[g] = count;
       wide += !is_compact_group(entries, count);
+      large += !is_staged_group(entries, count);
       continue;
     }
     const bool tall = nrows > 32;  // cursors in row_cursor instead of lane registers
@@ -447,8 +459,9 @@ __global__ void __launch_bounds__(kGroupWarps * 32)
     }
     if (lane == 0) counts[g] = count;
     wide += !is_compact_group(group_end - first_entry, count);
+    large += !is_staged_group(group_end - first_entry, count);
   }
-  if (lane == 0 && wide > 0) atomicAdd(&counters->wide_groups, wide);
+  add_group_counts(counters, wide, large);
 }
 
 // Groups of more than kHeavyEntries entries, one CTA each (the list of them and its length come
@@ -634,6 +647,7 @@ BlockColumns find_block_columns(const int64_t* row_ptr, const int32_t* col_idx, 
   const ListCounters totals = read_back(d_counters, context.stream);
   result.blocks = int64_t(totals.blocks);
   result.wide_groups = int64_t(totals.wide_groups);
+  result.large_groups = int64_t(totals.large_groups);
   if (listing == BlockListing::kInPlace) return result;
   result.block_col = buffer_of<int32_t>(result.blocks, context);
   const bool with_groups = listing == BlockListing::kColumnsAndGroups;

@@ -66,6 +66,16 @@ constexpr bool is_compact_group(int64_t entries, int64_t blocks) {
   return entries <= kCompactEntries && blocks <= kCompactBlocks;
 }
 
+// A staged group has at most kStagedEntries entries and kStagedBlocks blocks: its entries fit one
+// round of a CTA's register loads and its list shared memory (BCSR's one-CTA path,
+// staged_block_rows.cuh). Every compact group is within these limits.
+constexpr int64_t kStagedEntries = 1024;
+constexpr int64_t kStagedBlocks = 256;
+
+constexpr bool is_staged_group(int64_t entries, int64_t blocks) {
+  return entries <= kStagedEntries && blocks <= kStagedBlocks;
+}
+
 // What find_block_columns hands back besides block_ptr: block_col (and block_group), or the lists
 // in place (list: group g's blocks from list[row_ptr[first row of g]], for a consumer that writes
 // block_col itself as it goes).
@@ -74,6 +84,7 @@ enum class BlockListing { kColumns, kColumnsAndGroups, kInPlace };
 struct BlockColumns {
   int64_t groups = 0, blocks = 0;
   int64_t wide_groups = 0;   // groups that are not compact
+  int64_t large_groups = 0;  // groups past the staged limits (a subset of the wide ones)
   DeviceBuffer block_ptr;    // int64, groups + 1: the blocks of each group
   DeviceBuffer block_col;    // int32, blocks: column block, increasing within a group
   DeviceBuffer block_group;  // int32, blocks: the group of each block (kColumnsAndGroups)
@@ -83,7 +94,7 @@ struct BlockColumns {
 // Device counters of find_block_columns (read back together; deferred_groups also tells the 8 KB
 // kernel whether it has anything to do).
 struct ListCounters {
-  unsigned long long heavy_groups, wide_groups, deferred_groups, blocks;
+  unsigned long long heavy_groups, wide_groups, large_groups, deferred_groups, blocks;
 };
 
 // fixed_height > 0: groups of fixed_height rows (the last one partial); otherwise d_group_ptr

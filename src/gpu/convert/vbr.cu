@@ -6,6 +6,11 @@
 // entry, visited by the merge-path walk, is stored at value_offset[block] + column in block *
 // height + row in group (its block by binary search among its group's column blocks). Two read
 // backs: the block count and the value count.
+//
+// Where every group is within the staged limits (at most 32 rows, 1024 entries and 256 blocks, a
+// block within the 32 KB stage: banded and stencil matrices in groups of a few to 32 rows), one
+// CTA per group assembles its blocks in shared memory instead (staged_block_rows.cuh): no memset,
+// every value written once, coalesced.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -13,6 +18,7 @@
 #include "gpu/convert/convert_common.cuh"
 #include "gpu/convert/convert_internal.hpp"
 #include "gpu/convert/gpu_convert.hpp"
+#include "gpu/convert/staged_block_rows.cuh"
 
 namespace sparsetc::detail {
 namespace gpuconv {
@@ -67,6 +73,33 @@ struct PlaceValues {
   }
 };
 
+// VBR's blocks for the staged kernel: group g's values from group_offset[g], its blocks one after
+// another, each column-major (rows of the group x width).
+struct VbrStagedLayout {
+  const int32_t* block_col;
+  const int64_t* group_offset;
+  int width;
+  __device__ int64_t base(int64_t g, int64_t) const { return group_offset[g]; }
+  __device__ const int32_t* list(int64_t, int64_t b0) const { return block_col + b0; }
+  __device__ int area(int rows) const { return rows * width; }
+  __device__ int place(int column_in_block, int row, int block, int rows, int area) const {
+    return block * area + column_in_block * rows + row;
+  }
+};
+
+template <typename V>
+__global__ void __launch_bounds__(kStagedThreads)
+    vbr_staged_kernel(const int64_t* __restrict__ row_ptr, const int32_t* __restrict__ col_idx,
+                      const V* __restrict__ values, int64_t rows, const int64_t* __restrict__ group_ptr, int64_t groups,
+                      const int64_t* __restrict__ block_ptr, const int32_t* __restrict__ block_col,
+                      const int64_t* __restrict__ group_offset, FastDivider width, V* __restrict__ out) {
+  extern __shared__ uint4 staged_stage[];
+  zero_stage(staged_stage, kStagedStageBytes);
+  const VbrStagedLayout layout{block_col, group_offset, int(width.divisor)};
+  assemble_staged_groups(row_ptr, col_idx, values, block_ptr, StagedGroups{0, rows, group_ptr}, groups, layout, width,
+                         false, reinterpret_cast<V*>(staged_stage), kStagedStageBytes, out);
+}
+
 }  // namespace
 }  // namespace gpuconv
 
@@ -115,6 +148,20 @@ DeviceVbr<V> gpu_csr_to_vbr(const DeviceCsrView<V>& csr, const std::vector<int64
   for_each_index(b.blocks, context,
                  ValueOffsets{b.block_group.as<const int32_t>(), block_ptr, d_group_ptr, group_offset.as<const int64_t>(),
                               block_width, vbr.value_offset.template as<int64_t>()});
+  // Every group within the staged limits (tallest checked here, entries and blocks counted by
+  // find_block_columns): one CTA per group writes its blocks, zeros and all.
+  if (b.large_groups == 0 && tallest <= kStagedRows &&
+      tallest * block_width * int64_t(sizeof(V)) <= int64_t(kStagedStageBytes)) {
+    SPARSETC_CUDA_CHECK(cudaFuncSetAttribute(vbr_staged_kernel<V>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             kStagedStageBytes));
+    const unsigned grid = staged_grid(vbr_staged_kernel<V>, kStagedStageBytes, vbr.groups);
+    vbr_staged_kernel<V><<<grid, kStagedThreads, kStagedStageBytes, context.stream>>>(
+        csr.row_ptr, csr.col_idx, csr.values, csr.rows, d_group_ptr, vbr.groups, block_ptr,
+        vbr.block_col.template as<const int32_t>(), group_offset.as<const int64_t>(),
+        FastDivider{uint32_t(block_width)}, vbr.values.template as<V>());
+    SPARSETC_CUDA_CHECK_LAUNCH();
+    return vbr;
+  }
   DeviceBuffer row_group = buffer_of<int32_t>(csr.rows, context);
   for_each_index(csr.rows, context, RowGroups{d_group_ptr, vbr.groups, row_group.as<int32_t>()});
   zero(vbr.values.template as<V>(), vbr.value_count, context.stream);

@@ -1,0 +1,183 @@
+// One CTA per row group whose dense blocks are assembled in shared memory (.cu files only):
+// BCSR's block rows past the one-warp limits (compact_block_rows.cuh) but within kStagedEntries
+// entries and kStagedBlocks blocks (convert_internal.hpp), such as a stencil's 16-row block rows
+// (432 entries, 27-36 blocks), and VBR's row groups.
+//
+// The CTA loads the group's list of column blocks, its row ends and its entries into registers
+// (every load in flight before any is waited on), puts the list and the row ends in shared memory,
+// finds each entry's place by two binary searches there, then assembles the group's dense blocks in
+// a shared stage a stage-full at a time: the entries of those blocks dropped in, the stage copied
+// out with 16-byte stores and zeroed as it is read (zeroed once at the start, it stays zero between
+// rounds). Every byte of the padded output is written once, coalesced. The CTAs are persistent, and
+// each loads its next group's ranges one group ahead.
+// (Measured on an H200: the tasks of block_chunks.cuh, which zero a block row's blocks in memory
+// and then store each entry into them, took a stencil's 16x8 blocks to 32% of the bandwidth
+// floor; this path 46%, the uniform matrix's from 50% to 79%. With the list stored to shared memory
+// as soon as it was loaded, each group cost three round trips to memory instead of one.)
+#pragma once
+
+#include <cstdint>
+
+#include "gpu/convert/convert_common.cuh"
+#include "gpu/convert/convert_internal.hpp"
+
+namespace sparsetc::detail::gpuconv {
+
+constexpr int kStagedThreads = 256;
+constexpr int kStagedSlots = int(kStagedEntries / kStagedThreads);  // entries per thread
+static_assert(kStagedEntries % kStagedThreads == 0, "the staged entries fill the threads' slots");
+static_assert(kStagedBlocks <= kStagedThreads, "a thread loads one block of the list");
+constexpr int kStagedRows = 32;           // rows per group (one row end per thread)
+constexpr int kStagedStageBytes = 32768;  // the dense stage (a BCSR block of 1024 doubles is 8 KB)
+
+// How many of the `count` non-decreasing values a[0..count) are below `key` (top = the largest
+// power of two not above count).
+template <typename T>
+__device__ __forceinline__ int count_below_in(const T* a, int count, int top, T key) {
+  int at = 0;
+  for (int step = top; step >= 1; step >>= 1)
+    if (at + step <= count && a[at + step - 1] < key) at += step;
+  return at;
+}
+
+// Row groups: fixed height (the last one partial), or the partition group_ptr when height is 0.
+struct StagedGroups {
+  int height;
+  int64_t rows;
+  const int64_t* group_ptr;
+  __device__ __forceinline__ void range(int64_t g, int64_t& r0, int64_t& r1) const {
+    if (height > 0) {
+      r0 = g * height;
+      r1 = r0 + height < rows ? r0 + height : rows;
+    } else {
+      r0 = group_ptr[g];
+      r1 = group_ptr[g + 1];
+    }
+  }
+};
+
+// Group g's first row, entry and block, where its values start, and its row, entry and block counts
+// (clamped just past the staged limits: beyond them only "too large" matters), loaded one group
+// ahead.
+struct StagedRange {
+  int64_t r0 = 0, first = 0, b0 = 0, base = 0;
+  int rows = 0, entries = 0, blocks = 0;
+  template <typename Layout>
+  __device__ __forceinline__ void load(const int64_t* row_ptr, const int64_t* block_ptr, const StagedGroups& groups,
+                                       const Layout& layout, int64_t g) {
+    int64_t r1;
+    groups.range(g, r0, r1);
+    first = row_ptr[r0];
+    b0 = block_ptr[g];
+    base = layout.base(g, b0);
+    const int64_t e = row_ptr[r1] - first, n = block_ptr[g + 1] - b0, h = r1 - r0;
+    rows = int(h <= kStagedRows ? h : kStagedRows + 1);
+    entries = int(e <= kStagedEntries ? e : kStagedEntries + 1);
+    blocks = int(n <= kStagedBlocks ? n : kStagedBlocks + 1);
+  }
+};
+
+// The groups of a staged kernel, grid-stride. A group is assembled when it is within the staged
+// limits, has at most kStagedRows rows and a block fits the stage, and, with skip_compact, is not
+// compact (a one-warp kernel has done it). `layout` gives, for group g: base(g, b0), the offset of
+// its values in `out`; list(first, b0), its column blocks (increasing); area(rows), a block's
+// values; place(column in block, row in group, block of the group, rows, area), an entry's offset
+// from base. The stage (shared, stage_bytes, a multiple of 16) is zero on entry and left zero.
+// Call from every thread of the CTA.
+template <typename V, typename Layout>
+__device__ __forceinline__ void assemble_staged_groups(const int64_t* __restrict__ row_ptr,
+                                                       const int32_t* __restrict__ col_idx,
+                                                       const V* __restrict__ values,
+                                                       const int64_t* __restrict__ block_ptr, StagedGroups groups_of,
+                                                       int64_t groups, const Layout& layout, FastDivider width,
+                                                       bool skip_compact, V* __restrict__ stage, int stage_bytes,
+                                                       V* __restrict__ out) {
+  __shared__ int32_t block_of_list[kStagedBlocks];
+  __shared__ int32_t row_end[kStagedRows];
+  const int t = int(threadIdx.x);
+  int64_t g = blockIdx.x;
+  StagedRange ahead;
+  if (g < groups) ahead.load(row_ptr, block_ptr, groups_of, layout, g);
+  for (; g < groups; g += gridDim.x) {
+    const StagedRange range = ahead;
+    if (g + gridDim.x < groups) ahead.load(row_ptr, block_ptr, groups_of, layout, g + gridDim.x);
+    const int n = range.blocks, entries = range.entries, nrows = range.rows;
+    const int area = layout.area(nrows);
+    // (CTA-uniform)
+    if (!is_staged_group(entries, n) || nrows > kStagedRows || area * int(sizeof(V)) > stage_bytes ||
+        (skip_compact && is_compact_group(entries, n)) || n == 0)
+      continue;
+    const int64_t first = range.first;
+    // Everything of the group is loaded into registers before anything waits on a load (a shared
+    // store of a loaded value would wait for it, and the loads after it with it).
+    const int32_t listed = t < n ? int32_t(layout.list(first, range.b0)[t]) : 0;
+    const int64_t end = t < nrows ? row_ptr[range.r0 + t + 1] : 0;
+    int32_t c[kStagedSlots];
+    V v[kStagedSlots];
+#pragma unroll
+    for (int u = 0; u < kStagedSlots; ++u) {
+      const int k = u * kStagedThreads + t;
+      c[u] = k < entries ? __ldg(col_idx + first + k) : -1;
+      v[u] = k < entries ? __ldg(values + first + k) : V(0);
+    }
+    if (t < n) block_of_list[t] = listed;
+    if (t < nrows) row_end[t] = int32_t(end - first);
+    __syncthreads();
+    const int row_top = 1 << (31 - __clz(nrows)), block_top = 1 << (31 - __clz(n));
+    int slot[kStagedSlots];
+#pragma unroll
+    for (int u = 0; u < kStagedSlots; ++u) {
+      slot[u] = -1;
+      if (c[u] < 0) continue;
+      const uint32_t column = uint32_t(c[u]);
+      const int32_t bc = int32_t(width.divide(column));
+      const int rr = count_below_in(row_end, nrows, row_top, int32_t(u * kStagedThreads + t + 1));
+      const int k = count_below_in(block_of_list, n, block_top, bc);
+      slot[u] = layout.place(int(column - uint32_t(bc) * width.divisor), rr, k, nrows, area);
+    }
+    const int stage_blocks = stage_bytes / (area * int(sizeof(V)));
+    for (int k0 = 0; k0 < n; k0 += stage_blocks) {
+      const int count = (n - k0 < stage_blocks ? n - k0 : stage_blocks) * area, low = k0 * area;
+#pragma unroll
+      for (int u = 0; u < kStagedSlots; ++u)
+        if (slot[u] >= low && slot[u] < low + count) stage[slot[u] - low] = v[u];
+      __syncthreads();
+      V* to = out + range.base + low;
+      if (reinterpret_cast<uintptr_t>(to) % 16 == 0 && (size_t(count) * sizeof(V)) % 16 == 0) {
+        uint4* words = reinterpret_cast<uint4*>(stage);
+#pragma unroll 4
+        for (int i = t; i < count * int(sizeof(V)) / 16; i += kStagedThreads) {
+          reinterpret_cast<uint4*>(to)[i] = words[i];
+          words[i] = make_uint4(0, 0, 0, 0);
+        }
+      } else {
+        for (int i = t; i < count; i += kStagedThreads) {
+          to[i] = stage[i];
+          stage[i] = V(0);
+        }
+      }
+      __syncthreads();  // (the stage is zero again, and the list may be overwritten)
+    }
+  }
+}
+
+// Zeroes the stage (stage_bytes, a multiple of 16) before the first group.
+__device__ __forceinline__ void zero_stage(void* stage, int stage_bytes) {
+  for (int i = int(threadIdx.x); i < stage_bytes / 16; i += int(blockDim.x))
+    reinterpret_cast<uint4*>(stage)[i] = make_uint4(0, 0, 0, 0);
+  __syncthreads();
+}
+
+// CTAs of a staged kernel: as many as fit the device at once (each walks many groups, its stage
+// zeroed once), at most one per group.
+template <typename Kernel>
+unsigned staged_grid(Kernel kernel, size_t shared, int64_t groups) {
+  int device = 0, sms = 0, per_sm = 0;
+  SPARSETC_CUDA_CHECK(cudaGetDevice(&device));
+  SPARSETC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  SPARSETC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kStagedThreads, shared));
+  const int64_t resident = int64_t(sms) * (per_sm > 0 ? per_sm : 1);
+  return unsigned(groups < 1 ? 1 : groups < resident ? groups : resident);
+}
+
+}  // namespace sparsetc::detail::gpuconv
