@@ -150,7 +150,7 @@ __global__ void __launch_bounds__(kStagedThreads)
   extern __shared__ uint4 staged_stage[];
   zero_stage(staged_stage, kStagedStageBytes);
   const BcsrStagedLayout layout{list, height, int(width.divisor)};
-  assemble_staged_groups(row_ptr, col_idx, values, block_ptr, StagedGroups{height, rows, nullptr}, groups, layout,
+  assemble_staged_groups(row_ptr, col_idx, values, block_ptr, GroupRows{rows, height, nullptr}, groups, layout,
                          width, true, reinterpret_cast<V*>(staged_stage), kStagedStageBytes, out);
 }
 

@@ -56,20 +56,9 @@ constexpr int kMaskRounds = 4;                  // the first pass's rounds of 32
 constexpr int64_t kDeferredGroup = -1;          // counts[g] after the first pass: left to distinct_blocks_kernel
 constexpr int64_t kHeavyGroup = -2;             // ... left to distinct_blocks_heavy_kernel
 
-struct Groups {
+// The groups' rows, and the CSR's row offsets.
+struct Groups : GroupRows {
   const int64_t* row_ptr;
-  int64_t rows;
-  int height;                 // fixed height, or 0: group_ptr
-  const int64_t* group_ptr;
-  __device__ void range(int64_t g, int64_t& r0, int64_t& r1) const {
-    if (height > 0) {
-      r0 = g * height;
-      r1 = r0 + height < rows ? r0 + height : rows;
-    } else {
-      r0 = group_ptr[g];
-      r1 = group_ptr[g + 1];
-    }
-  }
 };
 
 __device__ __forceinline__ uint32_t warp_min(uint32_t v) { return __reduce_min_sync(kFullMask, v); }
@@ -258,11 +247,10 @@ struct EntryRange {
 
 // A warp's counts of groups that are not compact and of those past the staged limits: one atomic
 // each (lane 0).
-__device__ __forceinline__ void add_group_counts(ListCounters* counters, unsigned long long wide,
-                                                 unsigned long long large) {
+__device__ __forceinline__ void add_group_counts(ListCounters* counters, unsigned wide, unsigned large) {
   if ((threadIdx.x & 31) != 0) return;
-  if (wide > 0) atomicAdd(&counters->wide_groups, wide);
-  if (large > 0) atomicAdd(&counters->large_groups, large);
+  if (wide > 0) atomicAdd(&counters->wide_groups, (unsigned long long)wide);
+  if (large > 0) atomicAdd(&counters->large_groups, (unsigned long long)large);
 }
 
 // First pass, with a small window (1 KB per warp: high occupancy): groups of at most
@@ -283,7 +271,7 @@ __global__ void __launch_bounds__(kThreads)
   int64_t g = int64_t(blockIdx.x) * kWarps + (threadIdx.x >> 5);
   EntryRange ahead;
   // one atomic per warp for each counter (one per group contends on a stencil's every group)
-  unsigned long long wide = 0, large = 0, deferred = 0;
+  unsigned wide = 0, large = 0, deferred = 0;  // (32 bits: a warp's share of the groups)
   if (g < groups) ahead.load(groups_of, g);
   for (; g < groups; g += warps) {
     const EntryRange range = ahead;
@@ -320,7 +308,7 @@ __global__ void __launch_bounds__(kThreads)
     ++deferred;
   }
   add_group_counts(counters, wide, large);
-  if (lane == 0 && deferred > 0) atomicAdd(&counters->deferred_groups, deferred);
+  if (lane == 0 && deferred > 0) atomicAdd(&counters->deferred_groups, (unsigned long long)deferred);
 }
 
 // The groups narrow_blocks_kernel deferred (counts[g] == kDeferredGroup), one warp each
@@ -336,7 +324,7 @@ __global__ void __launch_bounds__(kGroupWarps * 32)
   uint32_t* bits = shared_bits + warp * (kWords + kSummary);
   uint32_t* summary = bits + kWords;
   bool cleared = false;  // the window is cleared for the warp's first deferred group
-  unsigned long long wide = 0, large = 0;
+  unsigned wide = 0, large = 0;
   const int64_t* row_ptr = groups_of.row_ptr;
   const int64_t warps = int64_t(gridDim.x) * kGroupWarps;
   // A group's state and entry range are loaded one group ahead, so their latency hides behind the
@@ -599,7 +587,7 @@ BlockColumns find_block_columns(const int64_t* row_ptr, const int32_t* col_idx, 
   BlockColumns result;
   result.groups = groups;
   result.block_ptr = buffer_of<int64_t>(groups + 1, context);
-  const Groups groups_of{row_ptr, rows, fixed_height, d_group_ptr};
+  const Groups groups_of{{rows, fixed_height, d_group_ptr}, row_ptr};
   DeviceBuffer counts = buffer_of<int64_t>(groups, context);
   result.list = buffer_of<uint32_t>(nnz, context);
   uint32_t* list = result.list.as<uint32_t>();

@@ -193,6 +193,23 @@ void for_each_index(int64_t n, const GpuContext& context, F f) {
   SPARSETC_CUDA_CHECK_LAUNCH();
 }
 
+// The rows of row groups: fixed height (the last group partial), or the partition group_ptr
+// (device, groups + 1 row boundaries) when height is 0.
+struct GroupRows {
+  int64_t rows;
+  int height;
+  const int64_t* group_ptr;
+  __device__ __forceinline__ void range(int64_t g, int64_t& r0, int64_t& r1) const {
+    if (height > 0) {
+      r0 = g * height;
+      r1 = r0 + height < rows ? r0 + height : rows;
+    } else {
+      r0 = group_ptr[g];
+      r1 = group_ptr[g + 1];
+    }
+  }
+};
+
 // The first position in [lo, hi) of a sorted array whose value is >= key (hi when none).
 template <typename T, typename K>
 __device__ __forceinline__ int64_t lower_bound(const T* a, int64_t lo, int64_t hi, K key) {

@@ -40,22 +40,6 @@ __device__ __forceinline__ int count_below_in(const T* a, int count, int top, T 
   return at;
 }
 
-// Row groups: fixed height (the last one partial), or the partition group_ptr when height is 0.
-struct StagedGroups {
-  int height;
-  int64_t rows;
-  const int64_t* group_ptr;
-  __device__ __forceinline__ void range(int64_t g, int64_t& r0, int64_t& r1) const {
-    if (height > 0) {
-      r0 = g * height;
-      r1 = r0 + height < rows ? r0 + height : rows;
-    } else {
-      r0 = group_ptr[g];
-      r1 = group_ptr[g + 1];
-    }
-  }
-};
-
 // Group g's first row, entry and block, where its values start, and its row, entry and block counts
 // (clamped just past the staged limits: beyond them only "too large" matters), loaded one group
 // ahead.
@@ -63,7 +47,7 @@ struct StagedRange {
   int64_t r0 = 0, first = 0, b0 = 0, base = 0;
   int rows = 0, entries = 0, blocks = 0;
   template <typename Layout>
-  __device__ __forceinline__ void load(const int64_t* row_ptr, const int64_t* block_ptr, const StagedGroups& groups,
+  __device__ __forceinline__ void load(const int64_t* row_ptr, const int64_t* block_ptr, const GroupRows& groups,
                                        const Layout& layout, int64_t g) {
     int64_t r1;
     groups.range(g, r0, r1);
@@ -88,7 +72,7 @@ template <typename V, typename Layout>
 __device__ __forceinline__ void assemble_staged_groups(const int64_t* __restrict__ row_ptr,
                                                        const int32_t* __restrict__ col_idx,
                                                        const V* __restrict__ values,
-                                                       const int64_t* __restrict__ block_ptr, StagedGroups groups_of,
+                                                       const int64_t* __restrict__ block_ptr, GroupRows groups_of,
                                                        int64_t groups, const Layout& layout, FastDivider width,
                                                        bool skip_compact, V* __restrict__ stage, int stage_bytes,
                                                        V* __restrict__ out) {

@@ -96,7 +96,7 @@ __global__ void __launch_bounds__(kStagedThreads)
   extern __shared__ uint4 staged_stage[];
   zero_stage(staged_stage, kStagedStageBytes);
   const VbrStagedLayout layout{block_col, group_offset, int(width.divisor)};
-  assemble_staged_groups(row_ptr, col_idx, values, block_ptr, StagedGroups{0, rows, group_ptr}, groups, layout, width,
+  assemble_staged_groups(row_ptr, col_idx, values, block_ptr, GroupRows{rows, 0, group_ptr}, groups, layout, width,
                          false, reinterpret_cast<V*>(staged_stage), kStagedStageBytes, out);
 }
 
