@@ -67,7 +67,7 @@ constexpr bool is_compact_group(int64_t entries, int64_t blocks) {
 }
 
 // A staged group has at most kStagedEntries entries and kStagedBlocks blocks: its entries fit one
-// round of a CTA's register loads and its list shared memory (BCSR's one-CTA path,
+// round of a CTA's register loads and its list shared memory (the one-CTA path of BCSR and VBR,
 // staged_block_rows.cuh). Every compact group is within these limits.
 constexpr int64_t kStagedEntries = 1024;
 constexpr int64_t kStagedBlocks = 256;
