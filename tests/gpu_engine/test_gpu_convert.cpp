@@ -423,7 +423,20 @@ TEST_F(GpuConvertPoisoned, BcsrBlockRowsOfEveryKind) {
   // 5000 columns: a block row of 640 entries spans about 400 blocks of 8 (large), one of 48 about 47.
   const CsrMatrix<double> by_blocks =
       rows_of(5000, lengths({{16, 40}, {16, 3}, {8, 6}, {8, 0}, {5, 9}}), sparsetc_test::fresh_seed());
-  for (const auto& [name, A] : {std::pair{"by entries", &by_entries}, std::pair{"by blocks", &by_blocks}}) {
+  // 2000003 columns: block rows of 257-512 entries spread over several 65536-block windows of
+  // find_block_columns' second pass (its register path: mask rounds, then the window).
+  const CsrMatrix<double> far =
+      rows_of(2000003, lengths({{16, 25}, {16, 2}, {8, 40}, {16, 32}, {3, 90}}), sparsetc_test::fresh_seed());
+  // Block rows of 257-512 entries within few blocks (find_block_columns' second pass in the
+  // registers, one round of masks or several): a band of 25 entries a row (400 per 16-row block
+  // row), and 256 columns (at most 32 blocks of 8) with block rows of 512 and 528 entries (16 rows)
+  // or 256 and 264 (8 rows).
+  const CsrMatrix<double> long_band = sd::generate_band(203, 12, sparsetc_test::fresh_seed());
+  const CsrMatrix<double> near_512 =
+      rows_of(256, lengths({{16, 32}, {16, 33}, {15, 17}, {16, 2}, {3, 40}}), sparsetc_test::fresh_seed());
+  for (const auto& [name, A] : {std::pair{"by entries", &by_entries}, std::pair{"by blocks", &by_blocks},
+                                std::pair{"far", &far}, std::pair{"long band", &long_band},
+                                std::pair{"near 512", &near_512}}) {
     for (auto [h, w] : {std::pair{16, 8}, std::pair{16, 16}, std::pair{8, 8}, std::pair{3, 5}, std::pair{32, 32}}) {
       const std::string shape = " bcsr " + std::to_string(h) + "x" + std::to_string(w);
       check_bcsr(*A, h, w, std::string(name) + shape, context());
@@ -432,11 +445,14 @@ TEST_F(GpuConvertPoisoned, BcsrBlockRowsOfEveryKind) {
   }
 }
 
-// VBR's two ways on poisoned allocations (also run under compute-sanitizer): every group within
-// the staged limits (the 27-point stencil in groups of 1 to 32 rows; one CTA per group) and not
-// (a group of 33 rows; a group of 1280 entries): memset and scatter.
-TEST_F(GpuConvertPoisoned, VbrStagedAndScattered) {
+// VBR's ways on poisoned allocations (also run under compute-sanitizer): every group within the
+// staged limits, mostly compact (a band in groups of 1 to 32 rows: a warp per compact group, a CTA
+// per other group, by 16-byte or scalar copies) or not (the 27-point stencil: a CTA per group),
+// and not every group within them (a group of 33 rows; a group of 1280 entries): memset and
+// scatter.
+TEST_F(GpuConvertPoisoned, VbrEveryWay) {
   const CsrMatrix<double> stencil = sd::generate_poisson3d27(7, sparsetc_test::fresh_seed());
+  const CsrMatrix<double> band = sd::generate_band(3001, 6, sparsetc_test::fresh_seed());
   std::mt19937_64 rng(sparsetc_test::fresh_seed());
   auto partition = [&](int64_t rows, int64_t lo, int64_t hi) {
     std::vector<int64_t> p{0};
@@ -447,9 +463,13 @@ TEST_F(GpuConvertPoisoned, VbrStagedAndScattered) {
   const std::vector<int64_t> within = partition(stencil.rows, 1, 32), tall = {0, 33, stencil.rows};
   const CsrMatrix<double> heavy = rows_of(2048, std::vector<int64_t>(40, 64), sparsetc_test::fresh_seed());
   const std::vector<int64_t> heavy_groups = {0, 20, 40};
+  const std::vector<int64_t> band_groups = partition(band.rows, 1, 32), wide = partition(stencil.rows, 20, 32);
   for (int64_t w : {int64_t(1), int64_t(7), int64_t(16)}) {
     const std::string width = " width " + std::to_string(w);
+    check_vbr(band, band_groups, w, "band, groups of 1-32" + width, context());
+    check_vbr(sd::cast_values<float>(band), band_groups, w, "band (float), groups of 1-32" + width, context());
     check_vbr(stencil, within, w, "stencil, groups of 1-32" + width, context());
+    check_vbr(stencil, wide, w, "stencil, groups of 20-32" + width, context());
     check_vbr(sd::cast_values<float>(stencil), within, w, "stencil (float), groups of 1-32" + width, context());
     check_vbr(stencil, tall, w, "stencil, a group of 33" + width, context());
     check_vbr(heavy, heavy_groups, w, "groups of 1280 entries" + width, context());

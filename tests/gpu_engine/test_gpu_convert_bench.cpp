@@ -62,6 +62,17 @@ double time_ms(cudaStream_t stream, const std::function<void()>& f, int runs = b
   return t[t.size() / 2];
 }
 
+// SPARSETC_BENCH_ONLY: comma-separated section names (csc, capi, bcsr, bitmap, dcsr, tiled, vbr,
+// permute, normalize, values) to time only those, e.g. under a profiler; all when unset.
+bool wanted(const char* section) {
+  const char* only = std::getenv("SPARSETC_BENCH_ONLY");
+  if (!only) return true;
+  std::stringstream in(only);
+  for (std::string s; std::getline(in, s, ',');)
+    if (s == section) return true;
+  return false;
+}
+
 double peak_gbs() {
   const char* p = std::getenv("SPARSETC_BENCH_PEAK");
   return p ? std::atof(p) : 4300.0;
@@ -124,7 +135,7 @@ TEST(GpuConvertBench, Timings) {
     const int m = int(A.rows), n = int(A.cols), nz = int(A.nnz());
 
     // ---- CSR -> CSC
-    {
+    if (wanted("csc")) {
       sd::DeviceBuffer cp((A.cols + 1) * 4, ctx), ri(size_t(nz) * 4, ctx), cv(size_t(nz) * 8, ctx);
       size_t bytes = 0;
       CUSPARSE_OK(cusparseCsr2cscEx2_bufferSize(handle, m, n, nz, csr_val, csr_rp, csr_ci, cv.data(), cp.as<int>(),
@@ -156,7 +167,7 @@ TEST(GpuConvertBench, Timings) {
     // ---- The C API's CSR -> CSC of int32/f32 arrays: the direct transpose, the general path
     // (normalise to int64/double, transpose, export) and cusparseCsr2cscEx2 in f32; the direct
     // path's arrays must equal cuSPARSE's.
-    {
+    if (wanted("capi")) {
       std::vector<float> f32(A.values.begin(), A.values.end());
       sd::DeviceBuffer vals32(f32.size() * 4, ctx);
       sd::copy_host_to_device(vals32.data(), f32.data(), f32.size() * 4, stream);
@@ -211,6 +222,7 @@ TEST(GpuConvertBench, Timings) {
     }
     // ---- BCSR and cuSPARSE csr2gebsr
     for (auto [h, w] : {std::pair{16, 8}, std::pair{16, 16}, std::pair{8, 8}}) {
+      if (!wanted("bcsr")) break;
       const sd::DeviceBcsr<double> b = sd::gpu_csr_to_bcsr(v, h, w, ctx);
       const double blocks = double(b.blocks);
       const int mb = (m + h - 1) / h;
@@ -244,7 +256,7 @@ TEST(GpuConvertBench, Timings) {
       }
     }
     // ---- the other formats
-    {
+    if (wanted("bitmap")) {
       const sd::DeviceBitmapTiles<double> t = sd::gpu_csr_to_bitmap_tiles(v, ctx);
       const double ms = time_ms(stream, [&] { sd::gpu_csr_to_bitmap_tiles(v, ctx); });
       report("csr_to_bitmap_tiles (" + std::to_string(t.tiles) + ")", ms,
@@ -255,18 +267,19 @@ TEST(GpuConvertBench, Timings) {
       });
       report("  of which find_block_columns", find_ms, 8 * (rows + 1) + 4 * nnz + 4 * double(t.tiles));
     }
-    {
+    if (wanted("dcsr")) {
       const sd::DeviceDcsr<double> t = sd::gpu_csr_to_dcsr(v, ctx);
       const double ms = time_ms(stream, [&] { sd::gpu_csr_to_dcsr(v, ctx); });
       report("csr_to_dcsr", ms, csr_bytes + 16 * double(t.nonempty_rows) + 8 + 12 * nnz);
     }
     for (int64_t sw : {int64_t(4096), int64_t(65536)}) {
+      if (!wanted("tiled")) break;
       const sd::DeviceTiledDcsr<double> t = sd::gpu_csr_to_tiled_dcsr(v, sw, ctx);
       const double ms = time_ms(stream, [&] { sd::gpu_csr_to_tiled_dcsr(v, sw, ctx); });
       report("csr_to_tiled_dcsr " + std::to_string(sw), ms,
              csr_bytes + 8 * double(t.strips() + 1) + 12 * double(t.row_segments) + 8 + 12 * nnz);
     }
-    {
+    if (wanted("vbr")) {
       std::vector<int64_t> groups{0};
       std::mt19937_64 rng(7);
       std::uniform_int_distribution<int64_t> size(8, 24);
@@ -276,7 +289,7 @@ TEST(GpuConvertBench, Timings) {
       report("csr_to_vbr 8..24 x 16", ms,
              csr_bytes + 16 * double(groups.size()) + 12 * double(t.blocks) + 8.0 * double(t.value_count));
     }
-    {
+    if (wanted("permute")) {
       std::vector<int64_t> perm(size_t(A.rows));
       std::iota(perm.begin(), perm.end(), int64_t(0));
       std::shuffle(perm.begin(), perm.end(), std::mt19937_64(3));
@@ -286,7 +299,7 @@ TEST(GpuConvertBench, Timings) {
       report("permute_rows", ms, 2 * csr_bytes + 8 * rows);
     }
     // ---- normalisation: int32 one-based CSR; shuffled int32 COO
-    {
+    if (wanted("normalize")) {
       sd::DeviceBuffer rp1((A.rows + 1) * 4, ctx), ci1(size_t(nz) * 4, ctx);
       std::vector<int32_t> r1(rp32), c1(A.col_idx.begin(), A.col_idx.end());
       for (auto& x : r1) ++x;
@@ -334,7 +347,7 @@ TEST(GpuConvertBench, Timings) {
       report("normalize COO int32 shuffled", ms, 16 * nnz + csr_bytes);
     }
     // ---- values
-    {
+    if (wanted("values")) {
       sd::DeviceBuffer out(size_t(nz) * 2, ctx);
       const double ms = time_ms(stream, [&] { sd::gpu_convert_values(v.values, v.nnz, SPARSETC_VALUE_F16, out.data(), ctx); });
       report("convert_values f64 -> f16", ms, 10 * nnz);

@@ -101,30 +101,9 @@ __global__ void __launch_bounds__(kCompactThreads)
       const int k = at.block_of(bc);
       slot[u] = e.c[u] < 0 ? -1 : k * area + rr * w + int(column - uint32_t(bc) * uint32_t(w));
     }
-    for (int k0 = 0; k0 < n; k0 += stage_blocks) {
-      const int count = (n - k0 < stage_blocks ? n - k0 : stage_blocks) * area, low = k0 * area;
-      V* to = out + (b0 + k0) * area;
-      if (vector_copy) {
-        uint4* words = reinterpret_cast<uint4*>(stage);
-        for (int i = lane; i < count * int(sizeof(V)) / 16; i += 32) words[i] = make_uint4(0, 0, 0, 0);
-      } else {
-        for (int i = lane; i < count; i += 32) stage[i] = V(0);
-      }
-      __syncwarp();
-#pragma unroll
-      for (int u = 0; u < kCompactSlots; ++u)
-        if (u * 32 < entries && slot[u] >= low && slot[u] < low + count) stage[slot[u] - low] = e.v[u];
-      __syncwarp();
-      if (vector_copy) {
-        const uint4* words = reinterpret_cast<const uint4*>(stage);
-        for (int i = lane; i < count * int(sizeof(V)) / 16; i += 32) reinterpret_cast<uint4*>(to)[i] = words[i];
-      } else {
-        for (int i = lane; i < count; i += 32) to[i] = stage[i];
-      }
-      __syncwarp();
-    }
+    write_compact_blocks(stage, stage_blocks, n, area, slot, e, entries, vector_copy, out + b0 * area);
   };
-  for_each_block_row(row_ptr, col_idx, values, block_ptr, list, groups, height, rows, compact, wide);
+  for_each_block_row(row_ptr, col_idx, values, block_ptr, list, groups, FixedHeightRows{height, rows}, compact, wide);
 }
 
 // BCSR's blocks for the staged kernel: block b of the matrix at values b * area, row-major, the

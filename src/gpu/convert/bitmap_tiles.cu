@@ -172,7 +172,8 @@ __global__ void __launch_bounds__(kCompactThreads, 6)
     for (int i = lane; i < entries; i += 32) out[first + i] = stage[i];
     __syncwarp();
   };
-  for_each_block_row(row_ptr, col_idx, values, tile_ptr, list, tile_rows, kTile, rows, compact, wide);
+  for_each_block_row(row_ptr, col_idx, values, tile_ptr, list, tile_rows, FixedHeightRows{kTile, rows}, compact,
+                     wide);
 }
 
 }  // namespace

@@ -11,7 +11,9 @@
 // is left through a small bitmap window (below). The pass marks the other groups in counts for the
 // second pass, and lists the heavy ones.
 //
-// Second pass (distinct_blocks_kernel, the marked groups): the warp merges the group's rows through
+// Second pass (distinct_blocks_kernel, the marked groups): a group of at most 512 entries (a
+// stencil's 16-row groups, 432 entries) is read into the registers at once and listed like the
+// first pass, mask rounds first, then its 8 KB window. Otherwise the warp merges the group's rows through
 // a bitmap over a window of 65536 column blocks in its shared memory (8 KB, plus a 256-byte summary
 // with one bit per non-zero word): each row's entries in the window (a prefix of what is left of
 // the row, since rows are sorted) are read 32 at a time, coalesced, and set their bits; then the
@@ -43,6 +45,9 @@ constexpr int kSummary = kWords / 32;        // one summary bit per word
 constexpr uint32_t kNone = 0xFFFFFFFFu;      // "no column block left"
 constexpr int kGroupWarps = 8;
 constexpr int kGroupsPerWarp = 2;
+// CTAs per SM of distinct_blocks_kernel, as its shared memory allows (said to ptxas: left to itself,
+// it held the kernel to 64 registers and spilled)
+constexpr int kGroupCtas = 3;
 constexpr int kHeavyWords = 16384;              // heavy groups: 524288 column blocks per window
 constexpr int kHeavySummary = kHeavyWords / 32;
 constexpr int64_t kHeavyEntries = 4096;         // groups with more entries take the CTA kernel
@@ -51,6 +56,7 @@ constexpr int kHeavyStep = kThreads * kHeavyUnroll;
 constexpr int kFlatWindows = 4;                 // short groups spanning at most this many windows: flat reads
 constexpr int kFlatUnroll = 4;                  // 32-entry loads in flight per lane
 constexpr int kRegisterUnroll = 8;              // groups of at most 256 entries: all loads in flight at once
+constexpr int kWideUnroll = 16;                 // ... and in the second pass, groups of at most 512
 constexpr int kNarrowWords = 256;               // the first pass's window: 8192 column blocks
 constexpr int kMaskRounds = 4;                  // the first pass's rounds of 32 blocks before its window
 constexpr int64_t kDeferredGroup = -1;          // counts[g] after the first pass: left to distinct_blocks_kernel
@@ -159,15 +165,15 @@ __device__ __forceinline__ int list_window(uint32_t* bits, uint32_t* summary, ui
 // The column blocks of a group of at most 32 * kRegisterUnroll entries, [first, stop), into the
 // lanes' registers (kNone past the end): one round of loads, all in flight at once. Returns the
 // warp's smallest block (kNone: no entries) and sets `highest` to its largest.
+template <int Unroll>
 __device__ __forceinline__ uint32_t load_group_blocks(const int32_t* __restrict__ col_idx, int64_t first, int entries,
-                                                      FastDivider width, uint32_t (&bc)[kRegisterUnroll],
-                                                      uint32_t& highest) {
+                                                      FastDivider width, uint32_t (&bc)[Unroll], uint32_t& highest) {
   const int lane = threadIdx.x & 31;
   const int32_t* cols = col_idx + first;
   uint32_t lowest = kNone;
   highest = 0;
 #pragma unroll
-  for (int u = 0; u < kRegisterUnroll; ++u) {
+  for (int u = 0; u < Unroll; ++u) {
     const int k = u * 32 + lane;
     bc[u] = k < entries ? width.divide(uint32_t(__ldg(cols + k))) : kNone;
     lowest = min(lowest, bc[u]);
@@ -184,14 +190,15 @@ __device__ __forceinline__ uint32_t load_group_blocks(const int32_t* __restrict_
 // (to out), marks their entries kNone and sets w0 to the smallest block left (kNone: all done).
 // (Measured on an H200: the stencil's 8x8 tile rows through the 1 KB window cost 750 instructions
 // each.)
-__device__ __forceinline__ int list_by_masks(uint32_t (&bc)[kRegisterUnroll], int entries, uint32_t& w0,
-                                             uint32_t* out, int rounds) {
+template <int Unroll>
+__device__ __forceinline__ int list_by_masks(uint32_t (&bc)[Unroll], int entries, uint32_t& w0, uint32_t* out,
+                                             int rounds) {
   const int lane = threadIdx.x & 31;
   int count = 0;
   for (int round = 0; round < rounds && w0 != kNone; ++round) {
     uint32_t mask = 0, next = kNone;
 #pragma unroll
-    for (int u = 0; u < kRegisterUnroll; ++u) {
+    for (int u = 0; u < Unroll; ++u) {
       if (u * 32 >= entries) break;  // warp-uniform
       const uint32_t offset = bc[u] - w0;
       if (bc[u] != kNone && offset < 32) {
@@ -212,16 +219,16 @@ __device__ __forceinline__ int list_by_masks(uint32_t (&bc)[kRegisterUnroll], in
 // A group in the registers, any span: through the shared bitmap window by window (no per-row
 // cursors, no search for the first window: the warp's minimum is it). Returns the group's block
 // count; its list goes to out.
-template <int Words = kWords>
+template <int Words = kWords, int Unroll = kRegisterUnroll>
 __device__ __forceinline__ int64_t distinct_blocks_in_registers(uint32_t* bits, uint32_t* summary,
-                                                                const uint32_t (&bc)[kRegisterUnroll], int entries,
-                                                                uint32_t w0, uint32_t* out) {
+                                                                const uint32_t (&bc)[Unroll], int entries, uint32_t w0,
+                                                                uint32_t* out) {
   int64_t count = 0;
   while (w0 != kNone) {
     const uint64_t w1 = uint64_t(w0) + uint64_t(Words) * 32;  // window [w0, w1)
     uint32_t following = kNone;
 #pragma unroll
-    for (int u = 0; u < kRegisterUnroll; ++u) {
+    for (int u = 0; u < Unroll; ++u) {
       if (u * 32 >= entries) break;  // warp-uniform
       const bool inside = bc[u] != kNone && bc[u] >= w0 && uint64_t(bc[u]) < w1;
       set_bits(bits, summary, inside, bc[u] - w0);
@@ -313,7 +320,7 @@ __global__ void __launch_bounds__(kThreads)
 
 // The groups narrow_blocks_kernel deferred (counts[g] == kDeferredGroup), one warp each
 // (grid-stride over all groups: the warps skip the others).
-__global__ void __launch_bounds__(kGroupWarps * 32)
+__global__ void __launch_bounds__(kGroupWarps * 32, kGroupCtas)
     distinct_blocks_kernel(Groups groups_of, int64_t groups, const int32_t* __restrict__ col_idx, FastDivider width,
                            int64_t* __restrict__ row_cursor, uint32_t* __restrict__ list, int64_t* __restrict__ counts,
                            ListCounters* __restrict__ counters) {
@@ -355,6 +362,18 @@ __global__ void __launch_bounds__(kGroupWarps * 32)
       const int entries = int(group_end - first_entry);
       const uint32_t w0 = load_group_blocks(col_idx, first_entry, entries, width, bc, highest);
       const int64_t count = distinct_blocks_in_registers(bits, summary, bc, entries, w0, list + first_entry);
+      if (lane == 0) counts[g] = count;
+      wide += !is_compact_group(entries, count);
+      large += !is_staged_group(entries, count);
+      continue;
+    }
+    if (group_end - first_entry <= 32 * kWideUnroll) {  // mask rounds first, as in the first pass
+      uint32_t bc[kWideUnroll], highest;
+      const int entries = int(group_end - first_entry);
+      uint32_t w0 = load_group_blocks(col_idx, first_entry, entries, width, bc, highest);
+      int64_t count = list_by_masks(bc, entries, w0, list + first_entry, kMaskRounds);
+      if (w0 != kNone)
+        count += distinct_blocks_in_registers(bits, summary, bc, entries, w0, list + first_entry + count);
       if (lane == 0) counts[g] = count;
       wide += !is_compact_group(entries, count);
       large += !is_staged_group(entries, count);
@@ -636,18 +655,24 @@ BlockColumns find_block_columns(const int64_t* row_ptr, const int32_t* col_idx, 
   result.blocks = int64_t(totals.blocks);
   result.wide_groups = int64_t(totals.wide_groups);
   result.large_groups = int64_t(totals.large_groups);
-  if (listing == BlockListing::kInPlace) return result;
-  result.block_col = buffer_of<int32_t>(result.blocks, context);
-  const bool with_groups = listing == BlockListing::kColumnsAndGroups;
-  if (with_groups) result.block_group = buffer_of<int32_t>(result.blocks, context);
-  if (result.blocks > 0) {
-    copy_lists_kernel<<<warp_grid(groups, kWarps), kThreads, 0, context.stream>>>(
-        groups_of, groups, list, result.block_ptr.as<const int64_t>(), result.block_col.as<int32_t>(),
-        with_groups ? result.block_group.as<int32_t>() : nullptr);
+  if (listing != BlockListing::kInPlace)
+    copy_block_lists(result, row_ptr, rows, fixed_height, d_group_ptr, listing == BlockListing::kColumnsAndGroups,
+                     context);
+  return result;
+}
+
+void copy_block_lists(BlockColumns& b, const int64_t* row_ptr, int64_t rows, int fixed_height,
+                      const int64_t* d_group_ptr, bool with_groups, const GpuContext& context) {
+  const Groups groups_of{{rows, fixed_height, d_group_ptr}, row_ptr};
+  b.block_col = buffer_of<int32_t>(b.blocks, context);
+  if (with_groups) b.block_group = buffer_of<int32_t>(b.blocks, context);
+  if (b.blocks > 0) {
+    copy_lists_kernel<<<warp_grid(b.groups, kWarps), kThreads, 0, context.stream>>>(
+        groups_of, b.groups, b.list.as<const uint32_t>(), b.block_ptr.as<const int64_t>(), b.block_col.as<int32_t>(),
+        with_groups ? b.block_group.as<int32_t>() : nullptr);
     SPARSETC_CUDA_CHECK_LAUNCH();
   }
-  result.list = DeviceBuffer();
-  return result;
+  b.list = DeviceBuffer();
 }
 
 }  // namespace sparsetc::detail::gpuconv

@@ -1,9 +1,10 @@
 // One warp per compact block row (convert_internal.hpp: at most kCompactEntries entries and
-// kCompactBlocks blocks): the pieces that BCSR's and the bitmap tiles' one-warp kernels share
+// kCompactBlocks blocks): the pieces that the one-warp kernels of BCSR, VBR and the bitmap tiles share
 // (.cu files only): the walk over the block rows (for_each_block_row: one round trip to memory per
-// block row), the entries in the lanes' registers, and each entry's row and block from shuffle
+// block row), the entries in the lanes' registers, each entry's row and block from shuffle
 // searches over the row ends and block columns held in the lanes, or, where the blocks span fewer
-// than 32 (banded rows), from a popcount of their mask.
+// than 32 (banded rows), from a popcount of their mask, and the dense blocks assembled in the
+// warp's shared stage (write_compact_blocks; BCSR and VBR).
 #pragma once
 
 #include <cstdint>
@@ -20,16 +21,37 @@ constexpr int kCompactSlots = int(kCompactEntries / 32);
 constexpr int kCompactThreads = 128;
 constexpr int kCompactWarps = kCompactThreads / 32;
 
-// Block row g (rows [g * height, ...)): its entries [first, stop) and how many blocks it has (at
-// most kCompactBlocks + 1: past that only "not compact" matters), loaded one block row ahead:
-// everything else of the block row waits on them, and a block row that is not compact loads
-// nothing more.
+// The rows of block row g, [r0, r1): fixed height (BCSR, bitmap tiles; the last block row
+// partial) or a partition (VBR's row groups, of at most 32 rows where a warp assembles them).
+// Two types, not one with a branch: the fixed-height kernels keep their registers.
+struct FixedHeightRows {
+  int height;
+  int64_t rows;
+  __device__ __forceinline__ void bounds(int64_t g, int64_t& r0, int64_t& r1) const {
+    r0 = g * height;
+    r1 = r0 + height < rows ? r0 + height : rows;
+  }
+};
+
+struct PartitionRows {
+  const int64_t* group_ptr;
+  __device__ __forceinline__ void bounds(int64_t g, int64_t& r0, int64_t& r1) const {
+    r0 = group_ptr[g];
+    r1 = group_ptr[g + 1];
+  }
+};
+
+// Block row g: its entries [first, stop) and how many blocks it has (at most kCompactBlocks + 1:
+// past that only "not compact" matters), loaded one block row ahead: everything else of the block
+// row waits on them, and a block row that is not compact loads nothing more.
 struct BlockRowEntries {
   int64_t first = 0, stop = 0;
   int blocks = 0;
-  __device__ __forceinline__ void load(const int64_t* row_ptr, const int64_t* block_ptr, int64_t g, int height,
-                                       int64_t rows) {
-    const int64_t r0 = g * height, r1 = r0 + height < rows ? r0 + height : rows;
+  template <typename Rows>
+  __device__ __forceinline__ void load(const int64_t* row_ptr, const int64_t* block_ptr, const Rows& rows_of,
+                                       int64_t g) {
+    int64_t r0, r1;
+    rows_of.bounds(g, r0, r1);
     first = row_ptr[r0];
     stop = row_ptr[r1];
     const int64_t n = block_ptr[g + 1] - block_ptr[g];
@@ -103,27 +125,27 @@ struct CompactRow {
 };
 
 // The block rows of a one-warp kernel, grid-stride, one warp each (block row g is rows
-// [g * height, ...)): compact(row, entries, locator) for a compact block row with blocks,
-// wide(g, b0, blocks, its list) for one that is not compact. Only the next block row's entry
-// range and block count are loaded ahead; everything else of a compact block row (its first block
+// rows_of.bounds(g); a compact one has at most 32): compact(row, entries, locator) for a compact
+// block row with blocks, wide(g, b0, blocks, its list) for one that is not compact. Only the next
+// block row's entry range and block count are loaded ahead; everything else of a compact block row (its first block
 // and list, its entries, its row ends) is loaded before anything waits on one, so a block row
 // costs one round trip.
 // (Measured on an H200: the list written before the entries were loaded, and the next block
 // row's four bounds spilled to local memory at 80 registers, cost each block row three.)
-template <typename V, typename Compact, typename Wide>
+template <typename V, typename Rows, typename Compact, typename Wide>
 __device__ __forceinline__ void for_each_block_row(const int64_t* __restrict__ row_ptr,
                                                    const int32_t* __restrict__ col_idx, const V* __restrict__ values,
                                                    const int64_t* __restrict__ block_ptr,
-                                                   const uint32_t* __restrict__ list, int64_t groups, int height,
-                                                   int64_t rows, Compact compact, Wide wide) {
+                                                   const uint32_t* __restrict__ list, int64_t groups,
+                                                   const Rows& rows_of, Compact compact, Wide wide) {
   const int lane = threadIdx.x & 31, warps_per_cta = int(blockDim.x >> 5);
   const int64_t warps = int64_t(gridDim.x) * warps_per_cta;
   int64_t g = int64_t(blockIdx.x) * warps_per_cta + (threadIdx.x >> 5);
   BlockRowEntries ahead;
-  if (g < groups) ahead.load(row_ptr, block_ptr, g, height, rows);
+  if (g < groups) ahead.load(row_ptr, block_ptr, rows_of, g);
   for (; g < groups; g += warps) {
     const BlockRowEntries range = ahead;
-    if (g + warps < groups) ahead.load(row_ptr, block_ptr, g + warps, height, rows);
+    if (g + warps < groups) ahead.load(row_ptr, block_ptr, rows_of, g + warps);
     const int64_t first = range.first, b0 = block_ptr[g];  // (in cache: loaded with the range)
     const uint32_t* mine = list + first;
     if (!is_compact_group(range.stop - first, range.blocks)) {
@@ -132,8 +154,9 @@ __device__ __forceinline__ void for_each_block_row(const int64_t* __restrict__ r
     }
     const int n = range.blocks, entries = int(range.stop - first);
     if (n == 0) continue;
-    const int64_t r0 = g * height;
-    const int nrows = int(r0 + height < rows ? height : rows - r0);
+    int64_t r0, r1;
+    rows_of.bounds(g, r0, r1);  // (in cache: loaded with the range)
+    const int nrows = int(r1 - r0);
     const uint32_t listed = lane < n ? mine[lane] : 0u;
     CompactEntries<V> e;
     e.load(col_idx + first, values + first, entries);
@@ -141,6 +164,39 @@ __device__ __forceinline__ void for_each_block_row(const int64_t* __restrict__ r
     const int32_t my_block = lane < n ? int32_t(listed) : INT32_MAX;
     const CompactLocator at(my_end, nrows, my_block, n);
     compact(CompactRow{g, first, b0, n, nrows, entries, my_block}, e, at);
+  }
+}
+
+// Writes a compact block row's n blocks of `area` values each to out: its entries (slot[u] the
+// place of the lane's entry u among the blocks' values, -1 for none) dropped into the warp's
+// stage (stage_blocks blocks at a time), each stage-full zeroed first and copied out whole, with
+// 16-byte stores when vector_copy (area * sizeof(V) and out 16-byte aligned). Call from all lanes.
+template <typename V>
+__device__ __forceinline__ void write_compact_blocks(V* __restrict__ stage, int stage_blocks, int n, int area,
+                                                     const int (&slot)[kCompactSlots], const CompactEntries<V>& e,
+                                                     int entries, bool vector_copy, V* __restrict__ out) {
+  const int lane = threadIdx.x & 31;
+  for (int k0 = 0; k0 < n; k0 += stage_blocks) {
+    const int count = (n - k0 < stage_blocks ? n - k0 : stage_blocks) * area, low = k0 * area;
+    V* to = out + low;
+    if (vector_copy) {
+      uint4* words = reinterpret_cast<uint4*>(stage);
+      for (int i = lane; i < count * int(sizeof(V)) / 16; i += 32) words[i] = make_uint4(0, 0, 0, 0);
+    } else {
+      for (int i = lane; i < count; i += 32) stage[i] = V(0);
+    }
+    __syncwarp();
+#pragma unroll
+    for (int u = 0; u < kCompactSlots; ++u)
+      if (u * 32 < entries && slot[u] >= low && slot[u] < low + count) stage[slot[u] - low] = e.v[u];
+    __syncwarp();
+    if (vector_copy) {
+      const uint4* words = reinterpret_cast<const uint4*>(stage);
+      for (int i = lane; i < count * int(sizeof(V)) / 16; i += 32) reinterpret_cast<uint4*>(to)[i] = words[i];
+    } else {
+      for (int i = lane; i < count; i += 32) to[i] = stage[i];
+    }
+    __syncwarp();
   }
 }
 

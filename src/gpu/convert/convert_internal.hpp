@@ -105,4 +105,9 @@ BlockColumns find_block_columns(const int64_t* row_ptr, const int32_t* col_idx, 
                                 int64_t max_group_rows, int64_t block_width, BlockListing listing,
                                 const GpuContext& context);
 
+// The lists left in place (kInPlace) copied to b.block_col (and b.block_group), as the other
+// listings do; b.list is released. The same groups as find_block_columns was given.
+void copy_block_lists(BlockColumns& b, const int64_t* row_ptr, int64_t rows, int fixed_height,
+                      const int64_t* d_group_ptr, bool with_groups, const GpuContext& context);
+
 }  // namespace sparsetc::detail::gpuconv
