@@ -89,18 +89,8 @@ __global__ void __launch_bounds__(kCompactThreads)
     const int n = row.n, entries = row.entries;
     const int64_t b0 = row.b0;
     if (lane < n) block_col[b0 + lane] = row.my_block;
-    // Each entry's place in the block row's blocks: block * area + row * w + column in block.
-    int slot[kCompactSlots];
-#pragma unroll
-    for (int u = 0; u < kCompactSlots; ++u) {
-      slot[u] = -1;
-      if (u * 32 >= entries) continue;  // warp-uniform
-      const uint32_t column = uint32_t(e.c[u]);
-      const int32_t bc = int32_t(width.divide(column));
-      const int rr = at.row_of(u * 32 + lane);
-      const int k = at.block_of(bc);
-      slot[u] = e.c[u] < 0 ? -1 : k * area + rr * w + int(column - uint32_t(bc) * uint32_t(w));
-    }
+    int slot[kCompactSlots];  // block * area + row * w + column in block (row-major blocks)
+    place_compact_entries(e, at, width, entries, [&](int k, int rr, int cc) { return k * area + rr * w + cc; }, slot);
     write_compact_blocks(stage, stage_blocks, n, area, slot, e, entries, vector_copy, out + b0 * area);
   };
   for_each_block_row(row_ptr, col_idx, values, block_ptr, list, groups, FixedHeightRows{height, rows}, compact, wide);

@@ -167,6 +167,26 @@ __device__ __forceinline__ void for_each_block_row(const int64_t* __restrict__ r
   }
 }
 
+// Each entry's place among a compact block row's dense blocks (blocks of `width` columns):
+// slot[u] = place(block, row, column in block) for the lane's entry u, -1 for none. Call from all
+// lanes (the locator's searches are warp-wide).
+template <typename V, typename Place>
+__device__ __forceinline__ void place_compact_entries(const CompactEntries<V>& e, const CompactLocator& at,
+                                                      FastDivider width, int entries, Place place,
+                                                      int (&slot)[kCompactSlots]) {
+  const int lane = threadIdx.x & 31;
+#pragma unroll
+  for (int u = 0; u < kCompactSlots; ++u) {
+    slot[u] = -1;
+    if (u * 32 >= entries) continue;  // warp-uniform
+    const uint32_t column = uint32_t(e.c[u]);
+    const int32_t bc = int32_t(width.divide(column));
+    const int rr = at.row_of(u * 32 + lane);
+    const int k = at.block_of(bc);
+    slot[u] = e.c[u] < 0 ? -1 : place(k, rr, int(column - uint32_t(bc) * width.divisor));
+  }
+}
+
 // Writes a compact block row's n blocks of `area` values each to out: its entries (slot[u] the
 // place of the lane's entry u among the blocks' values, -1 for none) dropped into the warp's
 // stage (stage_blocks blocks at a time), each stage-full zeroed first and copied out whole, with

@@ -107,18 +107,9 @@ __global__ void __launch_bounds__(kCompactThreads)
   const auto compact = [&](const CompactRow& row, const CompactEntries<V>& e, const CompactLocator& at) {
     const int n = row.n, entries = row.entries, nrows = row.nrows, area = nrows * w;
     const int64_t b0 = row.b0, base = group_offset[row.g];
-    // Each entry's place in the group's blocks: block * area + column in block * rows + row.
-    int slot[kCompactSlots];
-#pragma unroll
-    for (int u = 0; u < kCompactSlots; ++u) {
-      slot[u] = -1;
-      if (u * 32 >= entries) continue;  // warp-uniform
-      const uint32_t column = uint32_t(e.c[u]);
-      const int32_t bc = int32_t(width.divide(column));
-      const int rr = at.row_of(u * 32 + lane);
-      const int k = at.block_of(bc);
-      slot[u] = e.c[u] < 0 ? -1 : k * area + int(column - uint32_t(bc) * uint32_t(w)) * nrows + rr;
-    }
+    int slot[kCompactSlots];  // block * area + column in block * rows + row (column-major blocks)
+    place_compact_entries(e, at, width, entries, [&](int k, int rr, int cc) { return k * area + cc * nrows + rr; },
+                          slot);
     if (lane < n) {
       block_col[b0 + lane] = row.my_block;
       value_offset[b0 + lane] = base + int64_t(lane) * area;
