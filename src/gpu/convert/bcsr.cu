@@ -67,9 +67,6 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-constexpr int kStageBytes = 6144;  // shared staging per warp of the compact kernel (at least one block)
-constexpr int kGroupsPerWarp = 4;  // (measured on an H200: 3-8% faster than 2 on a band and a stencil)
-
 template <typename V>
 __global__ void __launch_bounds__(kCompactThreads)
     bcsr_compact_kernel(const int64_t* __restrict__ row_ptr, const int32_t* __restrict__ col_idx,
@@ -150,13 +147,11 @@ DeviceBcsr<V> gpu_csr_to_bcsr(const DeviceCsrView<V>& csr, int block_height, int
   const int64_t* block_ptr = bcsr.block_row_ptr.template as<const int64_t>();
   const FastDivider width{uint32_t(block_width)};
   // The staging holds at least one block (1024 doubles are 8 KB).
-  const int stage_bytes = std::max(kStageBytes, area * int(sizeof(V)));
+  const int stage_bytes = std::max(kCompactStageBytes, area * int(sizeof(V)));
   const size_t shared = size_t(kCompactWarps) * size_t(stage_bytes);
   SPARSETC_CUDA_CHECK(cudaFuncSetAttribute(bcsr_compact_kernel<V>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            int(shared)));
-  const int64_t warps = (block_rows + kGroupsPerWarp - 1) / kGroupsPerWarp;
-  const unsigned ctas = unsigned(std::min<int64_t>((warps + kCompactWarps - 1) / kCompactWarps, 65536));
-  bcsr_compact_kernel<V><<<ctas, kCompactThreads, shared, context.stream>>>(
+  bcsr_compact_kernel<V><<<compact_grid(block_rows), kCompactThreads, shared, context.stream>>>(
       csr.row_ptr, csr.col_idx, csr.values, csr.rows, block_height, width, block_rows, block_ptr,
       b.list.template as<const uint32_t>(), bcsr.block_col.template as<int32_t>(), stage_bytes,
       bcsr.values.template as<V>());

@@ -104,9 +104,6 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-
-constexpr int kGroupsPerWarp = 4;  // tile rows per warp of the compact kernel
-
 // One warp per compact tile row (and, for the others, only their lists: the tasks do the rest).
 // (Six CTAs per SM: 80 registers without a spill in both value types; left to itself, ptxas spilled
 // the float kernel at 56 registers.)
@@ -199,9 +196,7 @@ DeviceBitmapTiles<V> gpu_csr_to_bitmap_tiles(const DeviceCsrView<V>& csr, const 
   zero(tiles.element_offset.template as<int64_t>(), 1, context.stream);  // no tiles: [0]
   if (b.blocks == 0) return tiles;
   const int64_t* tile_ptr = tiles.tile_row_ptr.template as<const int64_t>();
-  const int64_t warps = (tile_rows + kGroupsPerWarp - 1) / kGroupsPerWarp;
-  const unsigned ctas = unsigned(std::min<int64_t>((warps + kCompactWarps - 1) / kCompactWarps, 65536));
-  bitmap_compact_kernel<V><<<ctas, kCompactThreads, 0, context.stream>>>(
+  bitmap_compact_kernel<V><<<compact_grid(tile_rows), kCompactThreads, 0, context.stream>>>(
       csr.row_ptr, csr.col_idx, csr.values, csr.rows, csr.nnz, tile_rows, tile_ptr,
       b.list.template as<const uint32_t>(), b.blocks, tiles.tile_col.template as<int32_t>(),
       tiles.tile_row.template as<int32_t>(), tiles.bitmap.template as<ull>(),

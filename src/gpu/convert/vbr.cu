@@ -80,9 +80,6 @@ struct PlaceValues {
   }
 };
 
-constexpr int kStageBytes = 6144;  // the compact kernel's smallest stage per warp (BCSR's)
-constexpr int kGroupsPerWarp = 4;
-
 // One warp per group (compact_block_rows.cuh): every group's block columns and value offsets, and
 // the values of the compact groups, their blocks assembled in the warp's stage (stage_bytes, at
 // least the tallest group's block). Every group has at most 32 rows.
@@ -222,13 +219,11 @@ DeviceVbr<V> gpu_csr_to_vbr(const DeviceCsrView<V>& csr, const std::vector<int64
   if (b.blocks == 0) return vbr;
   const FastDivider width{uint32_t(std::min<int64_t>(block_width, kMaxInt32))};
   if (by_warps) {
-    const int stage_bytes = std::max(kStageBytes, int((block_bytes + 15) / 16 * 16));
+    const int stage_bytes = std::max(kCompactStageBytes, int((block_bytes + 15) / 16 * 16));
     const size_t shared = size_t(kCompactWarps) * size_t(stage_bytes);
     SPARSETC_CUDA_CHECK(
         cudaFuncSetAttribute(vbr_compact_kernel<V>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
-    const int64_t warps = (vbr.groups + kGroupsPerWarp - 1) / kGroupsPerWarp;
-    const unsigned ctas = unsigned(std::min<int64_t>((warps + kCompactWarps - 1) / kCompactWarps, 65536));
-    vbr_compact_kernel<V><<<ctas, kCompactThreads, shared, context.stream>>>(
+    vbr_compact_kernel<V><<<compact_grid(vbr.groups), kCompactThreads, shared, context.stream>>>(
         csr.row_ptr, csr.col_idx, csr.values, d_group_ptr, vbr.groups, width, block_ptr, b.list.as<const uint32_t>(),
         group_offset.as<const int64_t>(), vbr.block_col.template as<int32_t>(), vbr.value_offset.template as<int64_t>(),
         stage_bytes, vbr.values.template as<V>());
