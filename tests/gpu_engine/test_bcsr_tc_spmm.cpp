@@ -257,11 +257,12 @@ double bound_of(TcPrecision p, sparsetc_value_type_t c_type, int64_t terms, doub
 }
 
 // The wide kernels a case can run on (TcSpmmArgs::wide_variant): fp16 / bf16 with n > 32 and
-// row-major B have the CTA-synchronous one (1) besides the default; fp16 also the coarse-stage one.
+// row-major B have, besides the default (warp-specialized mma.sync), the CTA-synchronous kernel (1)
+// and the wgmma kernel (3, on compute capability 9.0); fp16 also the coarse-stage variant (2).
 std::vector<int> wide_variants_of(const Case& c) {
   if (c.n <= 32 || c.b_order != SPARSETC_ORDER_ROW) return {0};
-  if (c.precision == TcPrecision::f16) return {0, 1, 2};
-  if (c.precision == TcPrecision::bf16) return {0, 1};
+  if (c.precision == TcPrecision::f16) return {0, 1, 2, 3};
+  if (c.precision == TcPrecision::bf16) return {0, 1, 3};
   return {0};
 }
 
@@ -503,11 +504,11 @@ TEST(BcsrTcSpmm, LongBlockRowsSplitDeterministic) {
     EXPECT_GT(op.split_panels, 0) << name_of(p);
     EXPECT_GT(op.split_items, op.split_panels) << name_of(p);
     EXPECT_GT(op.max_blocks_per_row, 1000) << name_of(p);
-    for (int64_t n : {8, 32, 40}) {
+    for (int64_t n : {8, 32, 40, 136}) {
       Case c;
       c.precision = p;
       c.n = n;
-      c.beta = n == 32 ? 0.5 : 0.0;
+      c.beta = n == 32 || n == 136 ? 0.5 : 0.0;
       c.c_type = c_types_of(p).front();
       c.from_float = from_float;
       c.repeats = 3;

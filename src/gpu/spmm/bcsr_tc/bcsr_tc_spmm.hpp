@@ -90,7 +90,8 @@ struct TcSpmmArgs {
   // row row_map[i] of C — how a row-reordered A answers in the original row order.
   const int64_t* row_map = nullptr;
   // Benchmarks only: the kernel of fp16 / bf16 with n > 32 and row-major B. 0: the default (warp-
-  // specialized), 1: the CTA-synchronous kernel, 2: warp-specialized with stages of 8 entries.
+  // specialized mma.sync), 1: the CTA-synchronous kernel, 2: warp-specialized with stages of 8
+  // entries, 3: wgmma (sm_90a; on devices other than compute capability 9.0 the default).
   int wide_variant = 0;
 };
 

@@ -49,5 +49,9 @@ void launch_tc_spmm_f16(const TcKernelParams& p, int64_t work_items, cudaStream_
 void launch_tc_spmm_bf16(const TcKernelParams& p, int64_t work_items, cudaStream_t stream);
 void launch_tc_spmm_tf32(const TcKernelParams& p, int64_t work_items, cudaStream_t stream);
 void launch_tc_spmm_f64(const TcKernelParams& p, int64_t work_items, cudaStream_t stream);
+// The wgmma kernel of wide tiles with row-major B (tc_wgmma_sm90a.cu): compute capability 9.0 only,
+// and only in builds with SPARSETC_HAVE_WGMMA.
+void launch_tc_wgmma_f16(const TcKernelParams& p, int64_t work_items, cudaStream_t stream);
+void launch_tc_wgmma_bf16(const TcKernelParams& p, int64_t work_items, cudaStream_t stream);
 
 }  // namespace sparsetc::detail::tc

@@ -24,6 +24,26 @@ size_t value_bytes(sparsetc_value_type_t t) {
   return t == SPARSETC_VALUE_F64 ? 8 : t == SPARSETC_VALUE_F32 ? 4 : 2;
 }
 
+// Launches the wgmma kernel of f16 / bf16 wide tiles where it can run, else returns false (the
+// caller then takes the warp-specialized mma.sync kernel). It is built for sm_90a
+// (tc_wgmma_sm90a.cu), which runs on compute capability 9.0 exactly (H100, H200), and only where
+// the toolkit can build it (SPARSETC_HAVE_WGMMA, src/CMakeLists.txt).
+bool launch_wgmma(TcPrecision precision, const tc::TcKernelParams& p, int64_t work_items, cudaStream_t stream) {
+#if SPARSETC_HAVE_WGMMA
+  int device = 0, major = 0, minor = 0;
+  SPARSETC_CUDA_CHECK(cudaGetDevice(&device));
+  SPARSETC_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  SPARSETC_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  if (major != 9 || minor != 0) return false;
+  if (precision == TcPrecision::f16) tc::launch_tc_wgmma_f16(p, work_items, stream);
+  else tc::launch_tc_wgmma_bf16(p, work_items, stream);
+  return true;
+#else
+  (void)precision, (void)p, (void)work_items, (void)stream;
+  return false;
+#endif
+}
+
 constexpr size_t kAlign = 256;
 size_t aligned(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
 
@@ -143,6 +163,10 @@ void tc_spmm(const TcBcsrOperand& a, const TcSpmmArgs& args, void* workspace, si
     p.counters = reinterpret_cast<unsigned*>(static_cast<unsigned char*>(workspace) + w.partial_bytes);
     SPARSETC_CUDA_CHECK(cudaMemsetAsync(p.counters, 0, w.counter_bytes, stream));
   }
+  const bool half = a.precision == TcPrecision::f16 || a.precision == TcPrecision::bf16;
+  if (half && tc::tc_config_for(n) == tc::TcConfigId::wide && b_row && args.wide_variant == 3 &&
+      launch_wgmma(a.precision, p, a.work_items, stream))
+    return;
   switch (a.precision) {
     case TcPrecision::f16: tc::launch_tc_spmm_f16(p, a.work_items, stream); break;
     case TcPrecision::bf16: tc::launch_tc_spmm_bf16(p, a.work_items, stream); break;

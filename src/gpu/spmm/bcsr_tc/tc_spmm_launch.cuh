@@ -73,11 +73,13 @@ void launch_for_n(const TcKernelParams& p, int64_t work_items, cudaStream_t stre
 template <class Cfg>
 inline constexpr int64_t kTileAccumulators = int64_t(Cfg::kWM) * Cfg::kWN * 32 * Cfg::kRB * Cfg::kNT * 4;
 static_assert(kTileAccumulators<TcWsConfigN128> == kTileAccumulators<TcConfigN128> &&
-                  kTileAccumulators<TcWsConfigN128Coarse> == kTileAccumulators<TcConfigN128>,
+                  kTileAccumulators<TcWsConfigN128Coarse> == kTileAccumulators<TcConfigN128> &&
+                  kTileAccumulators<TcWgConfigN128> == kTileAccumulators<TcConfigN128>,
               "every wide kernel stores the same partial tiles (one workspace size)");
 
 // fp16 / bf16: wide tiles with row-major B take the warp-specialized kernel; p.wide_variant picks
-// another for benchmarks (1: the CTA-synchronous kernel, 2: stages of 8 entries).
+// another for benchmarks (1: the CTA-synchronous kernel, 2: stages of 8 entries; 3, the wgmma
+// kernel, is launched by the host where it can run, tc_spmm.cpp).
 template <class T>
 void launch_half(const TcKernelParams& p, int64_t work_items, cudaStream_t stream) {
   if (tc_config_for(p.n) != TcConfigId::wide || p.b_col_major || p.wide_variant == 1)

@@ -27,25 +27,39 @@
 #include "gpu/spmm/bcsr_tc/tc_mma_traits.cuh"
 #include "gpu/spmm/bcsr_tc/tc_ptx.cuh"
 #include "gpu/spmm/bcsr_tc/tc_schedule.hpp"
+#include "gpu/spmm/bcsr_tc/tc_slab.cuh"
 #include "gpu/spmm/bcsr_tc/tc_stage.cuh"
 
 namespace sparsetc::detail::tc {
 
 // Shared memory: STAGES stages of [A: KS entries x G blocks x 512][B: KS slabs][masks: KS x uint32],
-// then the barriers (full[STAGES], empty[STAGES]). A blocks are swizzled as in tc_stage.cuh; B slabs
-// are block-width rows of TN values, padded (b_row_stride) so that ldmatrix.trans is conflict-free.
+// then the barriers (full[STAGES], empty[STAGES]). A and B are laid out by the configuration's
+// operand layouts (tc_slab.cuh): A blocks swizzled for ldmatrix (tc_stage.cuh) and B in padded rows
+// for ldmatrix.trans, or both as wgmma's core matrices.
 template <class T, class Cfg>
 struct WsLayout {
-  static constexpr int kBRowBytes = T::b_row_stride(Cfg::kTN);
-  static constexpr int kSlabBytes = T::kBlockW * kBRowBytes;
+  using Slab = typename Cfg::template Slab<T>;
+  using APanel = typename Cfg::template APanel<T>;
+  static constexpr int kSlabBytes = Slab::kBytes;
   static constexpr int kAStage = Cfg::kKS * Cfg::kG * kBlockBytes;
   static constexpr int kBStage = Cfg::kKS * kSlabBytes;
-  static constexpr int kStageBytes = (kAStage + kBStage + Cfg::kKS * 4 + 127) / 128 * 128;
+  // Stages (and so their slabs, kAStage and kSlabBytes being multiples) start on the slab's alignment;
+  // kBaseAlign: the alignment the kernel rounds the start of its dynamic shared memory up to (the
+  // extra bytes are counted in kSmemBytes).
+  static constexpr int kBaseAlign = Slab::kAlign > 128 ? Slab::kAlign : 128;
+  static_assert(kAStage % kBaseAlign == 0 && kSlabBytes % kBaseAlign == 0, "aligned slabs");
+  static constexpr int kStageBytes = (kAStage + kBStage + Cfg::kKS * 4 + kBaseAlign - 1) / kBaseAlign * kBaseAlign;
   static constexpr int kBarrierOffset = Cfg::kStages * kStageBytes;
-  static constexpr int kSmemBytes = kBarrierOffset + 2 * Cfg::kStages * 8;
+  static constexpr int kSmemBytes = kBarrierOffset + 2 * Cfg::kStages * 8 + (kBaseAlign > 128 ? kBaseAlign : 0);
 
+  // The start of the layout in a dynamic shared-memory window declared 128-byte aligned.
+  static __device__ __forceinline__ uint32_t base_of(const void* smem) {
+    return (smem_address(smem) + uint32_t(kBaseAlign - 1)) & ~uint32_t(kBaseAlign - 1);
+  }
+
+  // Where block g of an entry starts (APanel::offset places its chunks from there).
   static __device__ __forceinline__ uint32_t a_block(uint32_t base, int slot, int entry, int g) {
-    return base + slot * kStageBytes + (entry * Cfg::kG + g) * kBlockBytes;
+    return base + slot * kStageBytes + entry * Cfg::kG * kBlockBytes + g * APanel::kBlockStride;
   }
   static __device__ __forceinline__ uint32_t slab(uint32_t base, int slot, int entry) {
     return base + slot * kStageBytes + kAStage + entry * kSlabBytes;
@@ -62,14 +76,11 @@ struct WsLayout {
 template <class T, class Cfg>
 struct WsProducer {
   using Layout = WsLayout<T, Cfg>;
+  using Slab = typename Layout::Slab;
   using Value = typename T::Value;
-  static constexpr int kEPC = 16 / T::kElemBytes;                  // elements per 16-byte chunk
-  static constexpr int kChunksPerRow = Cfg::kTN / kEPC;            // of a B slab row
-  static constexpr int kRowsPerPass = 32 / kChunksPerRow;          // the warp copies this many rows at once
-  static constexpr int kPasses = T::kBlockW / kRowsPerPass;
+  static constexpr int kEPC = Slab::kEPC;                          // elements per 16-byte chunk
   static constexpr int kBlockChunks = kBlockBytes / 16;
   static_assert(kBlockChunks == 32, "one 16-byte chunk of each A block per lane");
-  static_assert(32 % kChunksPerRow == 0 && T::kBlockW % kRowsPerPass == 0, "whole B rows per pass");
   // Producer warps per stage (each copies kEntriesPerWarp of its entries), and stages from one of a
   // warp's stages to its next (P > KS: the warps take turns over the stages).
   static constexpr int kWarpsPerStage = Cfg::kKS < Cfg::kProducerWarps ? Cfg::kKS : Cfg::kProducerWarps;
@@ -97,15 +108,14 @@ struct WsProducer {
     const TcEntry* entries = p.entries + item.entry_begin;
     const int64_t count = item.entry_end - item.entry_begin;
     const Value* b = static_cast<const Value*>(p.b);
-    // Lane roles, the same for every entry: chunk `lane` of each A block; chunk b_chunk of B slab rows
-    // b_row0, b_row0 + kRowsPerPass, ...
+    // Lane roles, the same for every entry: chunk `lane` of each A block; B slab chunks by the slab.
     const unsigned char* a_src = static_cast<const unsigned char*>(p.values) + lane * 16;
-    const uint32_t a_dst = uint32_t(T::a_offset(lane / T::kAChunksPerRow, lane % T::kAChunksPerRow));
-    const int b_row0 = lane / kChunksPerRow, b_chunk = lane % kChunksPerRow;
-    const int64_t b_col = n0 + b_chunk * kEPC;
-    const int b_cols = int(min(max(p.n - b_col, int64_t(0)), int64_t(kEPC)));  // valid columns of the chunk
-    const uint32_t b_dst = uint32_t(b_row0 * Layout::kBRowBytes + b_chunk * 16);
+    const uint32_t a_dst = Layout::APanel::offset(lane / T::kAChunksPerRow, lane % T::kAChunksPerRow);
     const int j0 = pw % kWarpsPerStage;
+    // Slabs inside B (all of the N tile, all rows below K, 16-byte copies): this lane's first chunk
+    // at b_lane + k0 * ldb, the others at fixed steps from it, no bounds to check.
+    const bool n_inside = p.b_aligned && n0 + Cfg::kTN <= p.n;
+    const Value* b_lane = b + int64_t(Slab::row(0, lane)) * p.ldb + n0 + Slab::chunk(0, lane) * kEPC;
 
     TcEntry batch = entry(entries, count, lane), next = entry(entries, count, 32 + lane);
     int64_t batch_first = 0;  // entry index of batch's lane 0
@@ -128,31 +138,46 @@ struct WsProducer {
         if (mask == 0) continue;
         const int64_t first = __shfl_sync(0xffffffffu, batch.first_block, in_batch + j);
         const int32_t col_block = __shfl_sync(0xffffffffu, batch.col_block, in_batch + j);
-        // A: the entry's blocks are consecutive in the operand, in block-row order.
+        // A: the entry's blocks are consecutive in the operand, in block-row order. Where the MMA
+        // reads groups of blocks whole (APanel::kZeroGroup), the absent ones of a group with a block
+        // are zero-filled.
         const unsigned char* a = a_src + first * kBlockBytes;
         const uint32_t a_to = Layout::a_block(base, slot, j, 0) + a_dst;
 #pragma unroll
         for (int g = 0; g < Cfg::kG; ++g)
           if ((mask >> g) & 1u) {
-            cp_async_16(a_to + g * kBlockBytes, a, 16);
+            cp_async_16(a_to + g * Layout::APanel::kBlockStride, a, 16);
             a += kBlockBytes;
+          } else if constexpr (Layout::APanel::kZeroGroup > 1) {
+            constexpr int kGroup = Layout::APanel::kZeroGroup;
+            if ((mask >> (g / kGroup * kGroup)) & ((1u << kGroup) - 1u))
+              cp_async_16(a_to + g * Layout::APanel::kBlockStride, a_src, 0);
           }
         // B: rows [col_block * width, + width), columns [n0, n0 + TN); zeros past K and N.
-        const int64_t k0 = int64_t(col_block) * T::kBlockW + b_row0;
+        const int64_t k0 = int64_t(col_block) * T::kBlockW;
         const int64_t rows_left = p.k - k0;
-        const Value* row = b + k0 * p.ldb + b_col;
-        const uint32_t b_to = Layout::slab(base, slot, j) + b_dst;
+        const uint32_t b_to = Layout::slab(base, slot, j);
+        if (n_inside && rows_left >= T::kBlockW) {
+          const Value* src = b_lane + k0 * p.ldb;
 #pragma unroll
-        for (int pass = 0; pass < kPasses; ++pass) {
-          const int r = pass * kRowsPerPass;
-          const int valid = r < rows_left ? b_cols : 0;
-          const uint32_t dst = b_to + r * Layout::kBRowBytes;
+          for (int pass = 0; pass < Slab::kPasses; ++pass)
+            cp_async_16(b_to + Slab::offset(Slab::row(pass, lane), Slab::chunk(pass, lane)),
+                        src + Slab::row_step(pass) * p.ldb + Slab::chunk_step(pass) * kEPC, 16);
+          continue;
+        }
+#pragma unroll
+        for (int pass = 0; pass < Slab::kPasses; ++pass) {
+          const int r = Slab::row(pass, lane), c = Slab::chunk(pass, lane);
+          const int64_t col = n0 + c * kEPC;
+          const int valid = r < rows_left ? int(min(max(p.n - col, int64_t(0)), int64_t(kEPC))) : 0;
+          const Value* src = b + (k0 + r) * p.ldb + col;
+          const uint32_t dst = b_to + Slab::offset(r, c);
           if (p.b_aligned) {
-            cp_async_16(dst, valid > 0 ? row + r * p.ldb : b, valid * T::kElemBytes);
+            cp_async_16(dst, valid > 0 ? src : b, valid * T::kElemBytes);
           } else {
             Value v[kEPC];
 #pragma unroll
-            for (int e = 0; e < kEPC; ++e) v[e] = e < valid ? row[r * p.ldb + e] : Value(0);
+            for (int e = 0; e < kEPC; ++e) v[e] = e < valid ? src[e] : Value(0);
             uint4 packed;
             memcpy(&packed, v, 16);
             st_shared_16(dst, packed);
@@ -178,7 +203,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) tc_spmm_ws_kernel(const TcKe
   constexpr int kRB = Cfg::kRB, kNT = Cfg::kNT, kKS = Cfg::kKS;
   extern __shared__ __align__(128) unsigned char smem[];
   __shared__ int last_to_arrive;
-  const uint32_t base = smem_address(smem);
+  const uint32_t base = Layout::base_of(smem);
 
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const bool producer = warp >= Cfg::kConsumerWarps;
