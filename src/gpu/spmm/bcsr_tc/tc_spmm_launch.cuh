@@ -45,13 +45,19 @@ void launch_kernel(const TcKernelParams& p, int64_t work_items, cudaStream_t str
   launch_on_grid(&tc_spmm_kernel<T, kBColMajor, Cfg>, configured, smem, Cfg::kThreads, p, work_items, stream);
 }
 
-// The warp-specialized kernel (row-major B only).
-template <class T, class Cfg>
-void launch_ws_kernel(const TcKernelParams& p, int64_t work_items, cudaStream_t stream) {
+// A kernel on the warp-specialized stage ring (WsLayout; row-major B only): the mma.sync kernel
+// below, or the wgmma one (tc_wgmma_sm90a.cu).
+template <class T, class Cfg, void (*kKernel)(TcKernelParams)>
+void launch_ring_kernel(const TcKernelParams& p, int64_t work_items, cudaStream_t stream) {
   constexpr int smem = WsLayout<T, Cfg>::kSmemBytes;
   static_assert(smem <= 227 * 1024, "more shared memory than a CTA of sm_90 can have");
   static std::atomic<uint64_t> configured{0};
-  launch_on_grid(&tc_spmm_ws_kernel<T, Cfg>, configured, smem, Cfg::kThreads, p, work_items, stream);
+  launch_on_grid(kKernel, configured, smem, Cfg::kThreads, p, work_items, stream);
+}
+
+template <class T, class Cfg>
+void launch_ws_kernel(const TcKernelParams& p, int64_t work_items, cudaStream_t stream) {
+  launch_ring_kernel<T, Cfg, &tc_spmm_ws_kernel<T, Cfg>>(p, work_items, stream);
 }
 
 template <class T, class RowB, class ColB>

@@ -7,21 +7,18 @@
 namespace sparsetc::detail::tc {
 namespace {
 
-template <class T, class Cfg>
+template <class T>
 void launch_wgmma_kernel(const TcKernelParams& p, int64_t work_items, cudaStream_t stream) {
-  constexpr int smem = WsLayout<T, Cfg>::kSmemBytes;
-  static_assert(smem <= 227 * 1024, "more shared memory than a CTA of sm_90 can have");
-  static std::atomic<uint64_t> configured{0};
-  launch_on_grid(&tc_spmm_wgmma_kernel<T, Cfg>, configured, smem, Cfg::kThreads, p, work_items, stream);
+  launch_ring_kernel<T, TcWgConfigN128, &tc_spmm_wgmma_kernel<T, TcWgConfigN128>>(p, work_items, stream);
 }
 
 }  // namespace
 
 void launch_tc_wgmma_f16(const TcKernelParams& p, int64_t work_items, cudaStream_t stream) {
-  launch_wgmma_kernel<F16Traits, TcWgConfigN128>(p, work_items, stream);
+  launch_wgmma_kernel<F16Traits>(p, work_items, stream);
 }
 void launch_tc_wgmma_bf16(const TcKernelParams& p, int64_t work_items, cudaStream_t stream) {
-  launch_wgmma_kernel<Bf16Traits, TcWgConfigN128>(p, work_items, stream);
+  launch_wgmma_kernel<Bf16Traits>(p, work_items, stream);
 }
 
 }  // namespace sparsetc::detail::tc
