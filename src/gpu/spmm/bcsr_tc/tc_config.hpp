@@ -19,7 +19,7 @@ template <class T, int TN>
 struct CoreMatrixSlab;
 template <class T>
 struct SwizzledABlocks;
-template <class T, int G, int ZeroGroup>
+template <class T, int G>
 struct CoreMatrixAPanel;
 
 // G of every configuration (the operand's panel height): 8 block rows share each B slab, which halves
@@ -65,18 +65,16 @@ using TcConfigF64N64 = TcConfig<kPanelBlockRows, 64, 4, 4, 1, 2, 6, 1>;
 // sub-partition (a single producer warp issues all copies through one sub-partition's memory pipe:
 // measured 2.5x slower than the CTA-synchronous kernel). Each consumer owns RB = G / WM block rows x
 // TN / WN columns.
-template <int G_, int TN_, int WM_, int WN_, int KS_, int STAGES_, int P_, int kWgmmaRows_ = 0>
+template <int G_, int TN_, int WM_, int WN_, int KS_, int STAGES_, int P_, bool kCoreMatrices_ = false>
 struct TcWsConfig {
   static constexpr int kG = G_, kTN = TN_, kWM = WM_, kWN = WN_, kKS = KS_, kStages = STAGES_;
-  // A blocks and B slabs for ldmatrix (kWgmmaRows = 0: swizzled blocks, padded rows) or for wgmma
-  // (core matrices; tc_slab.cuh). kWgmmaRows: block rows of the panel whose A blocks one wgmma reads
-  // (a warpgroup's 64 rows: 4).
-  static constexpr int kWgmmaRows = kWgmmaRows_;
-  static constexpr bool kCoreMatrices = kWgmmaRows_ > 0;
+  // A blocks and B slabs for ldmatrix (swizzled blocks, padded rows) or for wgmma (core matrices):
+  // tc_slab.cuh.
+  static constexpr bool kCoreMatrices = kCoreMatrices_;
   template <class T>
   using Slab = std::conditional_t<kCoreMatrices, CoreMatrixSlab<T, TN_>, PaddedRowSlab<T, TN_>>;
   template <class T>
-  using APanel = std::conditional_t<kCoreMatrices, CoreMatrixAPanel<T, G_, kWgmmaRows_>, SwizzledABlocks<T>>;
+  using APanel = std::conditional_t<kCoreMatrices, CoreMatrixAPanel<T, G_>, SwizzledABlocks<T>>;
   static constexpr int kProducerWarps = P_;
   static constexpr int kWK = 1;
   static constexpr int kConsumerWarps = kWM * kWN;
@@ -106,7 +104,7 @@ using TcWsConfigN128Coarse = TcWsConfig<kPanelBlockRows, 128, 8, 2, 8, 3, 4>;
 // against the kernel above (both with the interior B copies): 1.15-1.25x faster on the 1-SA scrambled
 // blocks at N = 128, 1.1-1.25x slower on bands and Poisson, where its stages stay held until the
 // tensor cores are done with them; not the default.
-using TcWgConfigN128 = TcWsConfig<kPanelBlockRows, 128, 8, 1, 4, 6, 8, 4>;
+using TcWgConfigN128 = TcWsConfig<kPanelBlockRows, 128, 8, 1, 4, 6, 8, true>;
 
 enum class TcConfigId { n8, n32, wide };
 inline TcConfigId tc_config_for(int64_t n) {

@@ -33,13 +33,13 @@ struct SwizzledABlocks {
   static __device__ __forceinline__ uint32_t offset(int row, int chunk) { return uint32_t(T::a_offset(row, chunk)); }
 };
 
-template <class T, int G, int ZeroGroup>
+template <class T, int G>
 struct CoreMatrixAPanel {
   static_assert(T::kElemBytes == 2 && T::kBlockW == 16 && T::kBlockH == 16, "16 x 16 blocks of 16-bit values");
   static constexpr int kBlockStride = 16 * 16;       // a block's 16 rows of 16 bytes (each half)
   static constexpr int kStrideBytes = 128;           // next 8 rows (descriptor: SBO)
   static constexpr int kLeadingBytes = G * 256;      // next 8 columns (descriptor: LBO)
-  static constexpr int kZeroGroup = ZeroGroup;
+  static constexpr int kZeroGroup = 4;               // a warpgroup's 64 rows (wgmma m64)
   static __device__ __forceinline__ uint32_t offset(int row, int chunk) {
     return uint32_t(chunk * kLeadingBytes + row * 16);
   }

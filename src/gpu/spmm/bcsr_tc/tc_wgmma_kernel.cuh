@@ -35,34 +35,23 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) tc_spmm_wgmma_kernel(const T
   using Slab = typename Layout::Slab;
   using AccTile = typename T::AccTile;
   constexpr int kKS = Cfg::kKS, kNT = Cfg::kNT;
-  static_assert(Cfg::kWgmmaRows == 4 && Cfg::kWN == 1 && Cfg::kRB == 1 && Cfg::kTN == 128 && Cfg::kG == 8,
+  static_assert(Cfg::kCoreMatrices && Layout::APanel::kZeroGroup == 4 && Cfg::kWN == 1 && Cfg::kRB == 1 &&
+                    Cfg::kTN == 128 && Cfg::kG == 8,
                 "two warpgroups of 4 block rows x 128 columns");
   constexpr bool kBf16 = std::is_same_v<T, Bf16Traits>;
   extern __shared__ __align__(128) unsigned char smem[];
   __shared__ int last_to_arrive;
   const uint32_t base = Layout::base_of(smem);
 
-  // The warp index and the stage count broadcast from lane 0: ptxas then knows them warp-uniform, so
-  // the consumers' MMAs are not on a divergent path (where it would serialize them).
-  const int tid = threadIdx.x, lane = tid & 31, warp = __shfl_sync(0xffffffffu, tid >> 5, 0);
-  const bool producer = warp >= Cfg::kConsumerWarps;
-  const int64_t item_index = int64_t(blockIdx.x) / p.n_tiles;
-  const int64_t n_tile = int64_t(blockIdx.x) % p.n_tiles;
-  const int64_t n0 = n_tile * Cfg::kTN;
-  const TcWorkItem item = p.items[item_index];
-  const int64_t stages = __shfl_sync(0xffffffffu, (item.entry_end - item.entry_begin + kKS - 1) / kKS, 0);
-
-  if (tid < Cfg::kStages) {
-    mbarrier_init(Layout::full(base, tid), WsProducer<T, Cfg>::kFullArrivals);
-    mbarrier_init(Layout::empty(base, tid), Cfg::kConsumerWarps);
-  }
-  __syncthreads();
+  const RingCta<T, Cfg> cta = RingCta<T, Cfg>::start(p, base);  // warp and stages warp-uniform for ptxas
+  const int lane = cta.lane, warp = cta.warp;
+  const int64_t stages = cta.stages;
 
   float d[64];
 #pragma unroll
   for (int i = 0; i < 64; ++i) d[i] = 0.f;
-  if (producer) {
-    WsProducer<T, Cfg>::run(p, item, n0, base, warp - Cfg::kConsumerWarps, lane, stages);
+  if (cta.producer) {
+    WsProducer<T, Cfg>::run(p, cta.item, cta.n0, base, warp - Cfg::kConsumerWarps, lane, stages);
   } else if (stages > 0) {
     const int half = warp / 4;  // this warp's warpgroup: block rows 4 * half .. 4 * half + 3
     using APanel = typename Layout::APanel;
@@ -105,14 +94,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) tc_spmm_wgmma_kernel(const T
 #pragma unroll
     for (int i = 0; i < 4; ++i) acc[0][t].v[i] = d[4 * t + i];
 
-  // ---- split panels: partial tiles through the workspace, summed in chunk order by the last CTA
-  if (item.chunks > 1) {
-    constexpr int64_t kTile = int64_t(Cfg::kConsumerWarps) * 32 * kNT * T::kAccPerTile;
-    if (!combine_split_chunks<T, 1, kNT, kTile>(p, item, n_tile, acc, !producer, warp, lane, last_to_arrive))
-      return;
-  }
-  if (producer) return;
-  store_tile<T, 1, kNT>(p, acc, int64_t(item.panel) * Cfg::kG * T::kBlockH + warp * T::kBlockH, n0, lane);
+  cta.template finish<1, kNT>(p, acc, last_to_arrive);
 #endif
 }
 

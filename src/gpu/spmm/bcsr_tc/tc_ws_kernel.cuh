@@ -196,6 +196,54 @@ struct WsProducer {
   }
 };
 
+// A CTA of a kernel on the stage ring (this file's and the wgmma one): its work item, N tile and stage
+// count, and its end. The warp index and the stage count are broadcast from lane 0, so that ptxas
+// knows them warp-uniform (the wgmma consumers would otherwise sit on a divergent path, where it
+// serializes their MMAs).
+template <class T, class Cfg>
+struct RingCta {
+  using Layout = WsLayout<T, Cfg>;
+  TcWorkItem item;
+  int64_t n_tile, n0, stages;
+  int lane, warp;
+  bool producer;
+
+  // Every thread of the CTA: reads the work item, initialises the barriers, meets the others.
+  static __device__ __forceinline__ RingCta start(const TcKernelParams& p, uint32_t base) {
+    RingCta c;
+    const int tid = threadIdx.x;
+    c.lane = tid & 31;
+    c.warp = __shfl_sync(0xffffffffu, tid >> 5, 0);
+    c.producer = c.warp >= Cfg::kConsumerWarps;
+    c.n_tile = int64_t(blockIdx.x) % p.n_tiles;
+    c.n0 = c.n_tile * Cfg::kTN;
+    c.item = p.items[int64_t(blockIdx.x) / p.n_tiles];
+    c.stages = __shfl_sync(0xffffffffu, (c.item.entry_end - c.item.entry_begin + Cfg::kKS - 1) / Cfg::kKS, 0);
+    if (tid < Cfg::kStages) {
+      mbarrier_init(Layout::full(base, tid), WsProducer<T, Cfg>::kFullArrivals);
+      mbarrier_init(Layout::empty(base, tid), Cfg::kConsumerWarps);
+    }
+    __syncthreads();
+    return c;
+  }
+
+  // Split items combine their partial tiles; then each consumer warp stores its kRB block rows x kNT
+  // 8-column tiles (warp = wm * WN + wn) to C.
+  template <int kRB, int kNT>
+  __device__ __forceinline__ void finish(const TcKernelParams& p, typename T::AccTile (&acc)[kRB][kNT],
+                                         int& last_to_arrive) const {
+    if (item.chunks > 1) {
+      constexpr int64_t kTile = int64_t(Cfg::kConsumerWarps) * 32 * kRB * kNT * T::kAccPerTile;
+      if (!combine_split_chunks<T, kRB, kNT, kTile>(p, item, n_tile, acc, !producer, warp, lane, last_to_arrive))
+        return;
+    }
+    if (producer) return;
+    const int wm = warp / Cfg::kWN, wn = warp % Cfg::kWN;
+    store_tile<T, kRB, kNT>(p, acc, int64_t(item.panel) * Cfg::kG * T::kBlockH + wm * kRB * T::kBlockH,
+                            n0 + wn * kNT * 8, lane);
+  }
+};
+
 template <class T, class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, 1) tc_spmm_ws_kernel(const TcKernelParams p) {
   using Layout = WsLayout<T, Cfg>;
@@ -205,25 +253,16 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) tc_spmm_ws_kernel(const TcKe
   __shared__ int last_to_arrive;
   const uint32_t base = Layout::base_of(smem);
 
-  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const bool producer = warp >= Cfg::kConsumerWarps;
+  const RingCta<T, Cfg> cta = RingCta<T, Cfg>::start(p, base);
+  const int lane = cta.lane, warp = cta.warp;
+  const bool producer = cta.producer;
   const int wm = warp / Cfg::kWN, wn = warp % Cfg::kWN;
-  const int64_t item_index = int64_t(blockIdx.x) / p.n_tiles;
-  const int64_t n_tile = int64_t(blockIdx.x) % p.n_tiles;
-  const int64_t n0 = n_tile * Cfg::kTN;
-  const TcWorkItem item = p.items[item_index];
-  const int64_t stages = (item.entry_end - item.entry_begin + kKS - 1) / kKS;
-
-  if (tid < Cfg::kStages) {
-    mbarrier_init(Layout::full(base, tid), WsProducer<T, Cfg>::kFullArrivals);
-    mbarrier_init(Layout::empty(base, tid), Cfg::kConsumerWarps);
-  }
-  __syncthreads();
+  const int64_t n0 = cta.n0, stages = cta.stages;
 
   AccTile acc[kRB][kNT];
   const int warp_n0 = wn * kNT * 8;  // first column of this warp within the tile
   if (producer) {
-    WsProducer<T, Cfg>::run(p, item, n0, base, warp - Cfg::kConsumerWarps, lane, stages);
+    WsProducer<T, Cfg>::run(p, cta.item, n0, base, warp - Cfg::kConsumerWarps, lane, stages);
   } else if (stages > 0) {
     // MMA tiles of this warp that hold columns < n (warp-uniform; the rest would only multiply zeros).
     const int64_t live = (p.n - n0 - warp_n0 + 7) / 8;
@@ -271,15 +310,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) tc_spmm_ws_kernel(const TcKe
     }
   }
 
-  // ---- split panels: partial tiles through the workspace, summed in chunk order by the last CTA
-  if (item.chunks > 1) {
-    constexpr int64_t kTile = int64_t(Cfg::kConsumerWarps) * 32 * kRB * kNT * T::kAccPerTile;
-    if (!combine_split_chunks<T, kRB, kNT, kTile>(p, item, n_tile, acc, !producer, warp, lane, last_to_arrive))
-      return;
-  }
-  if (producer) return;
-  store_tile<T, kRB, kNT>(p, acc, int64_t(item.panel) * Cfg::kG * T::kBlockH + wm * kRB * T::kBlockH, n0 + warp_n0,
-                          lane);
+  cta.template finish<kRB, kNT>(p, acc, last_to_arrive);
 }
 
 }  // namespace sparsetc::detail::tc
