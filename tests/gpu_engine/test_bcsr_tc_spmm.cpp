@@ -331,10 +331,15 @@ void check_case(const CsrMatrix<double>& A, const sd::TcBcsrOperand& op, const C
         scale[size_t(i * n + j)] += std::fabs(a * bseen[size_t(col * n + j)]);
       }
     }
-  // every wide kernel (TcSpmmArgs::wide_variant) computes the same function
-  for (int variant : wide_variants_of(c)) {
-    SCOPED_TRACE("wide_variant " + std::to_string(variant));
+  // every wide kernel (TcSpmmArgs::wide_variant) computes the same function, and so do the panels'
+  // own work items where n runs a spread list (TcSpmmArgs::spread)
+  std::vector<std::pair<int, bool>> runs;
+  for (int variant : wide_variants_of(c)) runs.emplace_back(variant, true);
+  if (&sd::tc_work_list(op, n) != &op.panel_items) runs.emplace_back(0, false);
+  for (const auto& [variant, spread] : runs) {
+    SCOPED_TRACE("wide_variant " + std::to_string(variant) + (spread ? "" : ", panels' own work items"));
     args.wide_variant = variant;
+    args.spread = spread;
     std::vector<HostArray> results;
     for (int r = 0; r < c.repeats; ++r) {
       sd::copy_host_to_device(dC.data(), C0.bytes.data(), C0.bytes.size(), s.stream);
@@ -501,8 +506,8 @@ TEST(BcsrTcSpmm, LongBlockRowsSplitDeterministic) {
   for (TcPrecision p : kAll) {
     const bool from_float = p != TcPrecision::f64;
     const sd::TcBcsrOperand op = make_operand(A, p, from_float, s.context());
-    EXPECT_GT(op.split_panels, 0) << name_of(p);
-    EXPECT_GT(op.split_items, op.split_panels) << name_of(p);
+    EXPECT_GT(op.panel_items.split_panels, 0) << name_of(p);
+    EXPECT_GT(op.panel_items.split_items, op.panel_items.split_panels) << name_of(p);
     EXPECT_GT(op.max_blocks_per_row, 1000) << name_of(p);
     for (int64_t n : {8, 32, 40, 136}) {
       Case c;
@@ -512,6 +517,43 @@ TEST(BcsrTcSpmm, LongBlockRowsSplitDeterministic) {
       c.c_type = c_types_of(p).front();
       c.from_float = from_float;
       c.repeats = 3;
+      check_case(A, op, c, s, seed + uint64_t(n));
+    }
+  }
+}
+
+// Few panels for the device (16 of 128 rows; f64: 32 of 64): the narrow tiles' work list splits
+// every panel, so N <= 32 gets a grid of about the device's resident CTAs (two per SM); the chunks
+// are summed in a fixed order (repeated runs give the same bits), and the panels' own items give the
+// same function. Wider N keeps the panels' own items.
+TEST(BcsrTcSpmm, FewPanelsSpreadOverTheDevice) {
+  SKIP_WITHOUT_DEVICE();
+  Stream s;
+  const uint64_t seed = sparsetc_test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const CsrMatrix<double> A = sd::generate("band:2040:300", seed);
+  for (TcPrecision p : kAll) {
+    const bool from_float = p != TcPrecision::f64;
+    const sd::TcBcsrOperand op = make_operand(A, p, from_float, s.context());
+    ASSERT_EQ(op.panels, p == TcPrecision::f64 ? 32 : 16) << name_of(p);
+    EXPECT_EQ(op.panel_items.work_items, op.panels) << name_of(p);  // 40-90 entries each: none split
+    ASSERT_GT(op.sm_count, 0);
+    const sd::TcWorkList& narrow = op.narrow_items;
+    EXPECT_GT(narrow.work_items, op.panels) << name_of(p);
+    EXPECT_EQ(narrow.split_panels, op.panels) << name_of(p);
+    EXPECT_LE(narrow.work_items, 2 * op.sm_count + op.panels) << name_of(p);  // about the target
+    EXPECT_EQ(&sd::tc_work_list(op, 8), &narrow) << name_of(p);
+    EXPECT_EQ(&sd::tc_work_list(op, 32), &narrow) << name_of(p);
+    EXPECT_EQ(&sd::tc_work_list(op, 8, false), &op.panel_items) << name_of(p);
+    EXPECT_EQ(&sd::tc_work_list(op, 72), &op.panel_items) << name_of(p);
+    for (int64_t n : {8, 32, 72}) {
+      Case c;
+      c.precision = p;
+      c.n = n;
+      c.beta = n == 32 ? 0.5 : 0.0;
+      c.c_type = c_types_of(p).front();
+      c.from_float = from_float;
+      c.repeats = 2;
       check_case(A, op, c, s, seed + uint64_t(n));
     }
   }
@@ -592,7 +634,8 @@ TEST(BcsrTcSpmm, EmptyMatrix) {
   }
   const CsrMatrix<double> none = rows_of(10, {}, seed);
   const sd::TcBcsrOperand op = make_operand(none, TcPrecision::f16, true, s.context());
-  EXPECT_EQ(op.work_items, 0);
+  EXPECT_EQ(op.panel_items.work_items, 0);
+  EXPECT_EQ(op.narrow_items.work_items, 0);
   sd::TcSpmmArgs args;
   args.n = 4;
   args.ldb = 4;

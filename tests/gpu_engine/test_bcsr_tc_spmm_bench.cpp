@@ -4,7 +4,9 @@
 // SPARSETC_BENCH_SPECS overrides the generator specs (comma separated; "+1sa" after a spec reorders
 // its rows with 1-SA first), SPARSETC_BENCH_NS the column counts. The f16 path is timed.
 // SPARSETC_BENCH_TC_VARIANTS (e.g. "1,2") also times the other wide kernels (TcSpmmArgs::wide_variant)
-// on the same inputs, one line each after the case (checked against cuSPARSE like the default).
+// on the same inputs, one line each after the case (checked against cuSPARSE like the default);
+// "panels" there times the default kernel on the panels' own work items (TcSpmmArgs::spread = false),
+// printed as variant -1.
 //
 // Per case: medians of 50 CUDA-event-timed runs after 5 warm-ups of tc_spmm (C fp32, B row-major) and of
 // cuSPARSE SpMM: CSR with fp16 A/B and fp32 compute (ALG_DEFAULT, CSR_ALG2), CSR fp32 (CSR_ALG3, often
@@ -161,7 +163,8 @@ TEST(BcsrTcBench, VersusCusparse) {
     ns.push_back(std::stoll(s));
   const double tflops = std::getenv("SPARSETC_BENCH_TFLOPS") ? std::atof(std::getenv("SPARSETC_BENCH_TFLOPS")) : 780.0;
   std::vector<int> variants;
-  for (const std::string& s : split_list(std::getenv("SPARSETC_BENCH_TC_VARIANTS"), {})) variants.push_back(std::stoi(s));
+  for (const std::string& s : split_list(std::getenv("SPARSETC_BENCH_TC_VARIANTS"), {}))
+    variants.push_back(s == "panels" ? -1 : std::stoi(s));
 
   cudaMemPool_t pool;
   ASSERT_EQ(cudaDeviceGetDefaultMemPool(&pool, 0), cudaSuccess);
@@ -212,10 +215,13 @@ TEST(BcsrTcBench, VersusCusparse) {
     // preprocessing: conversion + schedule (reported apart)
     sd::TcBcsrOperand op;
     const double prep_ms = time_ms(stream, [&] { op = sd::make_tc_bcsr(dA.view(), sd::TcPrecision::f16, ctx); }, 3, 1);
-    std::printf("%s: %lld x %lld, %lld nnz, %lld blocks (fill %.2f), %lld entries, %lld work items (%lld split), "
+    const std::string narrow =
+        op.narrow_items.work_items > 0 ? ", " + std::to_string(op.narrow_items.work_items) + " for N <= 32" : "";
+    std::printf("%s: %lld x %lld, %lld nnz, %lld blocks (fill %.2f), %lld entries, %lld work items (%lld split)%s, "
                 "preprocessing %.3f ms%s\n",
                 label.c_str(), (long long)m, (long long)k, (long long)nnz, (long long)op.blocks, op.fill(),
-                (long long)op.entries, (long long)op.work_items, (long long)op.split_items, prep_ms,
+                (long long)op.entries, (long long)op.panel_items.work_items, (long long)op.panel_items.split_items,
+                narrow.c_str(), prep_ms,
                 one_sa ? (" + 1-SA " + std::to_string(reorder_s * 1e3) + " ms (host)").c_str() : "");
 
     // cuSPARSE operands: int32 CSR, fp16 and fp32 values
@@ -321,7 +327,8 @@ TEST(BcsrTcBench, VersusCusparse) {
       }
 
       const double flops = 2.0 * double(nnz) * double(n);
-      const double bytes = double(op.values.size() + op.schedule.size()) + double(k * n) * 2 + double(m * n) * 4;
+      const double bytes = double(op.values.size() + op.entry_list.size() + sd::tc_work_list(op, n).items.size()) +
+                           double(k * n) * 2 + double(m * n) * 4;
       const double tensor = 2.0 * double(op.blocks) * 256.0 * double(n);
       const double floor_ms = std::max(bytes / (copy_gbs * 1e6), tensor / (tflops * 1e9));
       std::printf("%-30s %5lld %9.4f %9.4f %9.4f %9.4f %9.4f  %6.2fx %8.0f %5.1f%% %9.2e\n", label.c_str(),
@@ -331,9 +338,10 @@ TEST(BcsrTcBench, VersusCusparse) {
       rows.push_back({label, n, tc, best});
       EXPECT_LE(diff, 1e-2 * mag + 1e-6) << label << " n=" << n << ": tensor-core result differs from cuSPARSE";
 
-      for (int v : variants) {  // the other wide kernels on the same inputs
+      for (int v : variants) {  // the other wide kernels (or the panels' own work items) on the same inputs
         sd::TcSpmmArgs other = args;
-        other.wide_variant = v;
+        other.wide_variant = std::max(v, 0);
+        other.spread = v >= 0;
         ASSERT_EQ(cudaMemsetAsync(dC.data(), 0xff, dC.size(), stream), cudaSuccess);  // NaN: every element written
         const double ms = time_ms(stream, [&] { sd::tc_spmm(op, other, ws.data(), ws_bytes, stream); });
         sd::copy_device_to_host(got.data(), dC.data(), got.size() * 4, stream);

@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "gpu/convert/device_csr.hpp"
 #include "gpu/device_memory.hpp"
@@ -33,6 +34,16 @@ struct TcBlockShape {
 };
 TcBlockShape tc_block_shape(TcPrecision precision);
 
+// Work items over the panels (tc_schedule.hpp): a panel longer than the list's chunk length is split
+// into items of about equal entry counts, combined in a fixed order (deterministic). Split items come
+// first.
+struct TcWorkList {
+  DeviceBuffer items;        // TcWorkItem x work_items
+  int64_t work_items = 0;    // >= panels: every panel has one
+  int64_t split_items = 0;   // items of split panels
+  int64_t split_panels = 0;  // panels split into several items
+};
+
 // A prepared once for the kernels (a plan keeps it and runs many multiplies with it).
 struct TcBcsrOperand {
   TcPrecision precision = TcPrecision::f16;
@@ -47,23 +58,27 @@ struct TcBcsrOperand {
   // rounded to tf32, f64: double), each block row-major. Block order is the kernels' (tc_schedule.hpp):
   // panel by panel, within a panel by block column, then by block row; not block_col's order.
   DeviceBuffer values;
-  // The kernels' work decomposition (tc_schedule.hpp): [TcWorkItem x work_items][TcEntry x entries].
-  // A panel is panel_block_rows consecutive block rows; an entry is one block column of a panel
-  // (the B slab its blocks share); panels longer than the chunk length are split into work items
-  // of about equal entry counts, combined in a fixed order (deterministic).
-  DeviceBuffer schedule;
-  int64_t work_items = 0;          // work items of the schedule (>= panels: every panel has one)
-  int panel_block_rows = 0;        // block rows per panel (the kernels' M tile)
+  // An entry is one block column of a panel (the B slab its blocks share): TcEntry x entries, panel by
+  // panel. A panel is panel_block_rows consecutive block rows (the kernels' M tile).
+  DeviceBuffer entry_list;
+  int panel_block_rows = 0;
   int64_t panels = 0;
-  int64_t entries = 0;             // distinct (panel, block column) pairs
-  int64_t split_items = 0;         // work items of split panels (they come first in the schedule)
-  int64_t split_panels = 0;        // panels split into several work items
+  int64_t entries = 0;  // distinct (panel, block column) pairs
+  // The panels' own work items: only panels of more than twice the mean entries are split.
+  TcWorkList panel_items;
+  // The narrow tiles' work items (N <= 32, two CTAs per SM) where the panels' own leave their grid
+  // short of the device (few, long panels: a matrix of 8192 rows has 64 panels for 132 SMs): every
+  // panel split into chunks of about entries / (2 x SMs), at least kMinSpreadChunkEntries
+  // (tc_operand.cu). Empty (no items) otherwise; tc_work_list picks the list.
+  TcWorkList narrow_items;
+  int sm_count = 0;  // of the device the operand was built on
   // Fraction of stored block entries that are nonzeros of A: nnz / (blocks * height * width).
   double fill() const {
     return blocks > 0 ? double(nnz) / (double(blocks) * shape.height * shape.width) : 0.0;
   }
   size_t device_bytes() const {
-    return block_row_ptr.size() + block_col.size() + values.size() + schedule.size();
+    return block_row_ptr.size() + block_col.size() + values.size() + entry_list.size() + panel_items.items.size() +
+           narrow_items.items.size();
   }
 };
 
@@ -93,13 +108,23 @@ struct TcSpmmArgs {
   // specialized mma.sync), 1: the CTA-synchronous kernel, 2: warp-specialized with stages of 8
   // entries, 3: wgmma (sm_90a; on devices other than compute capability 9.0 the default).
   int wide_variant = 0;
+  // Benchmarks and tests: false runs the panels' own work items where N <= 32 would take the narrow
+  // tiles' (TcBcsrOperand::narrow_items).
+  bool spread = true;
 };
 
 // Which operand types a precision takes: f16: B f16, C f32 or f16; bf16: B bf16, C f32 or bf16;
 // tf32: B f32, C f32; f64: B f64, C f64.
 bool tc_supports(TcPrecision precision, sparsetc_value_type_t b_type, sparsetc_value_type_t c_type);
 
-// Workspace one multiply with n columns needs (0 when none); the same for every call with this n.
+// The work items a multiply with n columns runs: the narrow tiles' where the operand has them, n <= 32
+// and spread (TcSpmmArgs::spread); else the panels' own. The wide tiles keep the panels' own items:
+// split into twice as many, bands ran 1.3-2x slower at N = 128 (H200; a partial tile of 64 KB per
+// chunk and one CTA per SM).
+const TcWorkList& tc_work_list(const TcBcsrOperand& a, int64_t n, bool spread = true);
+
+// Workspace one multiply with n columns needs (0 when none); the same for every call with this n,
+// with or without TcSpmmArgs::spread.
 size_t tc_spmm_workspace_bytes(const TcBcsrOperand& a, int64_t n);
 
 // Every element of C (all rows, including rows of empty block rows, and all n columns) is written.

@@ -110,5 +110,11 @@ enum class TcConfigId { n8, n32, wide };
 inline TcConfigId tc_config_for(int64_t n) {
   return n <= 8 ? TcConfigId::n8 : n <= 32 ? TcConfigId::n32 : TcConfigId::wide;
 }
+// CTAs per SM the configurations of an id keep resident (the narrow tiles' work list is cut to fill
+// that many: TcBcsrOperand::narrow_items).
+static_assert(TcConfigN8::kMinCtas == TcConfigN32::kMinCtas, "narrow tiles: one residency");
+static_assert(TcConfigN128::kMinCtas == 1 && TcConfigN128ColB::kMinCtas == 1 && TcConfigF64N64::kMinCtas == 1,
+              "wide tiles: one CTA per SM (the warp-specialized ones fill shared memory alone)");
+inline int tc_resident_ctas(TcConfigId id) { return id == TcConfigId::wide ? 1 : TcConfigN8::kMinCtas; }
 
 }  // namespace sparsetc::detail::tc

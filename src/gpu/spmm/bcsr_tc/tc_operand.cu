@@ -8,8 +8,11 @@
 //     type in the same pass.
 //  4. Work items: panels longer than the chunk length (twice the mean entries per panel, at least
 //     kMinChunkEntries) are split into chunks of about equal entry counts; split items come first
-//     (they are the longest: they start early, which shortens the tail).
-// Synchronisation points: the range check, the block count, the entry count, the item totals.
+//     (they are the longest: they start early, which shortens the tail). Where that leaves the narrow
+//     tiles' grid short of the device (fewer items than SMs x 2 resident CTAs), a second list splits
+//     every panel into chunks of about entries / (2 x SMs) for them.
+// Synchronisation points: the range check, the block count, the entry count, the item totals (one
+// per list).
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
@@ -18,6 +21,7 @@
 #include "gpu/convert/convert_common.cuh"
 #include "gpu/convert/device_rounding.cuh"
 #include "gpu/convert/gpu_convert.hpp"
+#include "gpu/cuda_check.hpp"
 #include "gpu/spmm/bcsr_tc/bcsr_tc_spmm.hpp"
 #include "gpu/spmm/bcsr_tc/tc_config.hpp"
 #include "gpu/spmm/bcsr_tc/tc_ptx.cuh"
@@ -33,6 +37,9 @@ using gpuconv::for_each_index;
 using gpuconv::run_cub;
 
 constexpr int64_t kMinChunkEntries = 32;
+// Narrow tiles' chunks: at 8 entries, band hw64 (16 entries per panel) ran 1.25x slower split in two
+// (H200, N = 8 and 32): the chunks' fixed costs (pipeline fill, partial tile, the counters' memset).
+constexpr int64_t kMinSpreadChunkEntries = 16;
 constexpr int kPanelBits = 3;  // log2(kPanelBlockRows)
 static_assert((1 << kPanelBits) == kPanelBlockRows, "panel height is a power of two");
 
@@ -121,24 +128,33 @@ struct PanelStarts {
   }
 };
 
-__host__ __device__ inline int64_t chunks_of(int64_t len, int64_t chunk) {
-  return len > chunk ? (len + chunk - 1) / chunk : 1;
-}
+// Items of a panel of len entries: panels longer than `cap` split into chunks of at most cap entries;
+// with spread > 0 (the narrow tiles' list) every panel is also split into about len / spread chunks.
+struct ChunkRule {
+  int64_t cap = 0, spread = 0;
+  __host__ __device__ int64_t chunks(int64_t len) const {
+    const int64_t capped = len > cap ? (len + cap - 1) / cap : 1;
+    const int64_t spread_chunks = spread > 0 ? (len + spread / 2) / spread : 0;
+    return capped > spread_chunks ? capped : spread_chunks;
+  }
+};
 
 // Per panel: [0, P) chunks if split else 0, [P, 2P) 1 if not split, [2P, 3P) 1 if split.
 struct ChunkCounts {
   const int64_t* panel_ptr;
-  int64_t panels, chunk;
+  int64_t panels;
+  ChunkRule rule;
   int64_t* counts;
   __device__ void operator()(int64_t p) const {
-    const int64_t chunks = chunks_of(panel_ptr[p + 1] - panel_ptr[p], chunk);
+    const int64_t chunks = rule.chunks(panel_ptr[p + 1] - panel_ptr[p]);
     counts[p] = chunks > 1 ? chunks : 0;
     counts[panels + p] = chunks > 1 ? 0 : 1;
     counts[2 * panels + p] = chunks > 1 ? 1 : 0;
   }
 };
 
-struct Totals {  // totals[0..2] = the three scans' totals; totals[3] = longest block row (atomicMax)
+// totals[0..2] = the three scans' totals; with block_ptr, totals[3] = the longest block row.
+struct Totals {
   const int64_t* scans;
   int64_t panels;
   const int64_t* block_ptr;
@@ -146,7 +162,9 @@ struct Totals {  // totals[0..2] = the three scans' totals; totals[3] = longest 
   __device__ void operator()(int64_t r) const {
     if (r == 0)
       for (int s = 0; s < 3; ++s) totals[s] = scans[s * (panels + 1) + panels];
-    atomicMax(reinterpret_cast<unsigned long long*>(totals + 3), (unsigned long long)(block_ptr[r + 1] - block_ptr[r]));
+    if (block_ptr)
+      atomicMax(reinterpret_cast<unsigned long long*>(totals + 3),
+                (unsigned long long)(block_ptr[r + 1] - block_ptr[r]));
   }
 };
 
@@ -155,11 +173,12 @@ struct MakeItems {
   const int64_t* split_ptr;    // exclusive scan of split chunks
   const int64_t* unsplit_ptr;  // exclusive scan of unsplit flags
   const int64_t* split_index;  // exclusive scan of split flags
-  int64_t split_items, chunk;
+  int64_t split_items;
+  ChunkRule rule;
   TcWorkItem* items;
   __device__ void operator()(int64_t p) const {
     const int64_t begin = panel_ptr[p], len = panel_ptr[p + 1] - begin;
-    const int64_t chunks = chunks_of(len, chunk);
+    const int64_t chunks = rule.chunks(len);
     if (chunks == 1) {
       items[split_items + unsplit_ptr[p]] = TcWorkItem{begin, begin + len, 0, int32_t(p), 0, 1, -1, 0};
       return;
@@ -169,6 +188,43 @@ struct MakeItems {
                                            int32_t(p), int32_t(c), int32_t(chunks), int32_t(split_index[p]), 0};
   }
 };
+
+// The work items of the panels under `rule` (one read-back: the item totals). With block_ptr, also
+// the longest block row (returned through *max_blocks_per_row; same read-back).
+TcWorkList build_work_list(const int64_t* panel_ptr, int64_t panels, ChunkRule rule, const int64_t* block_ptr,
+                           int64_t block_rows, int64_t* max_blocks_per_row, const GpuContext& context) {
+  TcWorkList list;
+  if (panels == 0) return list;
+  DeviceBuffer counts = buffer_of<int64_t>(3 * panels, context);
+  DeviceBuffer scans = buffer_of<int64_t>(3 * (panels + 1), context);
+  DeviceBuffer totals = buffer_of<int64_t>(4, context);
+  for_each_index(panels, context, ChunkCounts{panel_ptr, panels, rule, counts.as<int64_t>()});
+  for (int s = 0; s < 3; ++s)
+    gpuconv::exclusive_scan_total(counts.as<const int64_t>() + s * panels, scans.as<int64_t>() + s * (panels + 1),
+                                  panels, context);
+  gpuconv::zero(totals.as<int64_t>(), 4, context.stream);
+  for_each_index(block_ptr ? block_rows : 1, context,
+                 Totals{scans.as<const int64_t>(), panels, block_ptr, totals.as<int64_t>()});
+  int64_t host_totals[4] = {0, 0, 0, 0};
+  copy_device_to_host(host_totals, totals.data(), sizeof host_totals, context.stream);
+  list.split_items = host_totals[0];
+  list.split_panels = host_totals[2];
+  list.work_items = host_totals[0] + host_totals[1];
+  if (max_blocks_per_row) *max_blocks_per_row = host_totals[3];
+  list.items = buffer_of<TcWorkItem>(list.work_items, context);
+  const int64_t* split_ptr = scans.as<const int64_t>();
+  for_each_index(panels, context,
+                 MakeItems{panel_ptr, split_ptr, split_ptr + (panels + 1), split_ptr + 2 * (panels + 1),
+                           list.split_items, rule, list.items.as<TcWorkItem>()});
+  return list;
+}
+
+int device_sm_count() {
+  int device = 0, sms = 0;
+  SPARSETC_CUDA_CHECK(cudaGetDevice(&device));
+  SPARSETC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms;
+}
 
 template <typename V>
 void check_range(const DeviceCsrView<V>& csr, TcPrecision precision, const GpuContext& context) {
@@ -228,41 +284,27 @@ TcBcsrOperand make_operand(const DeviceCsrView<V>& csr, TcPrecision precision, c
   DeviceBuffer starts = buffer_of<int64_t>(blocks, context);
   op.entries = gpuconv::select_positions(blocks, EntryStart{sorted}, starts.as<int64_t>(), context);
   const int64_t entries = op.entries;
-  DeviceBuffer entry_buf = buffer_of<TcEntry>(entries, context), entry_panel = buffer_of<int32_t>(entries, context);
+  op.entry_list = buffer_of<TcEntry>(entries, context);
+  DeviceBuffer entry_panel = buffer_of<int32_t>(entries, context);
   for_each_index(entries, context,
-                 MakeEntries{sorted, starts.as<const int64_t>(), entries, blocks, entry_buf.as<TcEntry>(),
+                 MakeEntries{sorted, starts.as<const int64_t>(), entries, blocks, op.entry_list.as<TcEntry>(),
                              entry_panel.as<int32_t>()});
   DeviceBuffer panel_ptr = buffer_of<int64_t>(panels + 1, context);
   for_each_index(panels + 1, context, PanelStarts{entry_panel.as<const int32_t>(), entries, panel_ptr.as<int64_t>()});
 
-  // ---- 4. work items
-  const int64_t mean = panels > 0 ? (entries + panels - 1) / panels : 0;
-  const int64_t chunk = std::max(kMinChunkEntries, 2 * mean);
-  DeviceBuffer counts = buffer_of<int64_t>(3 * panels, context);
-  DeviceBuffer scans = buffer_of<int64_t>(3 * (panels + 1), context);
-  DeviceBuffer totals = buffer_of<int64_t>(4, context);
+  // ---- 4. work items: the panels' own, then the narrow tiles' where those leave their grid short
   const int64_t* pp = panel_ptr.as<const int64_t>();
-  for_each_index(panels, context, ChunkCounts{pp, panels, chunk, counts.as<int64_t>()});
-  for (int s = 0; s < 3; ++s)
-    gpuconv::exclusive_scan_total(counts.as<const int64_t>() + s * panels, scans.as<int64_t>() + s * (panels + 1),
-                                  panels, context);
-  gpuconv::zero(totals.as<int64_t>(), 4, stream);
-  for_each_index(block_rows, context, Totals{scans.as<const int64_t>(), panels, block_ptr, totals.as<int64_t>()});
-  int64_t host_totals[4] = {0, 0, 0, 0};
-  if (panels > 0) copy_device_to_host(host_totals, totals.data(), sizeof host_totals, stream);
-  op.split_items = host_totals[0];
-  op.split_panels = host_totals[2];
-  op.work_items = host_totals[0] + host_totals[1];
-  op.max_blocks_per_row = host_totals[3];
-
-  op.schedule = DeviceBuffer(size_t(op.work_items) * sizeof(TcWorkItem) + size_t(entries) * sizeof(TcEntry), context);
-  const int64_t* split_ptr = scans.as<const int64_t>();
-  for_each_index(panels, context,
-                 MakeItems{pp, split_ptr, split_ptr + (panels + 1), split_ptr + 2 * (panels + 1), op.split_items, chunk,
-                           op.schedule.as<TcWorkItem>()});
-  if (entries > 0)
-    copy_device_to_device(op.schedule.as<unsigned char>() + size_t(op.work_items) * sizeof(TcWorkItem),
-                          entry_buf.data(), size_t(entries) * sizeof(TcEntry), stream);
+  const int64_t mean = panels > 0 ? (entries + panels - 1) / panels : 0;
+  const ChunkRule own{std::max(kMinChunkEntries, 2 * mean), 0};
+  op.panel_items = build_work_list(pp, panels, own, block_ptr, block_rows, &op.max_blocks_per_row, context);
+  op.sm_count = device_sm_count();
+  const int64_t target = int64_t(op.sm_count) * tc_resident_ctas(TcConfigId::n8);
+  if (op.panel_items.work_items < target) {
+    ChunkRule rule = own;
+    rule.spread = std::max(kMinSpreadChunkEntries, (entries + target - 1) / target);
+    TcWorkList narrow = build_work_list(pp, panels, rule, nullptr, 0, nullptr, context);
+    if (narrow.work_items > op.panel_items.work_items) op.narrow_items = std::move(narrow);
+  }
 
   // ---- values in entry order, rounded to the storage type
   const int area = shape.height * shape.width;

@@ -53,14 +53,14 @@ struct WorkspaceLayout {
   size_t total() const { return partial_bytes + counter_bytes; }
 };
 
-WorkspaceLayout workspace_layout(const TcBcsrOperand& a, int64_t n) {
+WorkspaceLayout workspace_layout(const TcBcsrOperand& a, const TcWorkList& list, int64_t n) {
   WorkspaceLayout w;
   const tc::TcTileShape tile = tc::tc_tile_shape(a.precision, n);
   w.n_tiles = n > 0 ? (n + tile.tn - 1) / tile.tn : 0;
-  if (a.split_items == 0 || w.n_tiles == 0) return w;
-  w.partial_bytes = aligned(size_t(a.split_items) * size_t(w.n_tiles) * size_t(tile.partial_elements) *
+  if (list.split_items == 0 || w.n_tiles == 0) return w;
+  w.partial_bytes = aligned(size_t(list.split_items) * size_t(w.n_tiles) * size_t(tile.partial_elements) *
                             tile.accumulator_bytes);
-  w.counter_bytes = aligned(size_t(a.split_panels) * size_t(w.n_tiles) * sizeof(unsigned));
+  w.counter_bytes = aligned(size_t(list.split_panels) * size_t(w.n_tiles) * sizeof(unsigned));
   return w;
 }
 
@@ -105,7 +105,15 @@ bool tc_supports(TcPrecision precision, sparsetc_value_type_t b_type, sparsetc_v
   }
 }
 
-size_t tc_spmm_workspace_bytes(const TcBcsrOperand& a, int64_t n) { return workspace_layout(a, n).total(); }
+const TcWorkList& tc_work_list(const TcBcsrOperand& a, int64_t n, bool spread) {
+  const bool narrow = tc::tc_config_for(n) != tc::TcConfigId::wide;
+  return spread && narrow && a.narrow_items.work_items > 0 ? a.narrow_items : a.panel_items;
+}
+
+// Enough for the list of n and for the panels' own (TcSpmmArgs::spread = false).
+size_t tc_spmm_workspace_bytes(const TcBcsrOperand& a, int64_t n) {
+  return std::max(workspace_layout(a, tc_work_list(a, n), n).total(), workspace_layout(a, a.panel_items, n).total());
+}
 
 void tc_spmm(const TcBcsrOperand& a, const TcSpmmArgs& args, void* workspace, size_t workspace_bytes,
              cudaStream_t stream) {
@@ -129,15 +137,15 @@ void tc_spmm(const TcBcsrOperand& a, const TcSpmmArgs& args, void* workspace, si
   if (m == 0 || n == 0) return;
   require(args.C != nullptr, SPARSETC_STATUS_NULL_POINTER, "tensor-core SpMM: C is NULL");
   require(args.B != nullptr || k == 0, SPARSETC_STATUS_NULL_POINTER, "tensor-core SpMM: B is NULL");
-  const WorkspaceLayout w = workspace_layout(a, n);
+  const TcWorkList& list = tc_work_list(a, n, args.spread);
+  const WorkspaceLayout w = workspace_layout(a, list, n);
   require(workspace_bytes >= w.total(), SPARSETC_STATUS_WORKSPACE_TOO_SMALL, "tensor-core SpMM: workspace of ",
           workspace_bytes, " bytes, ", w.total(), " needed for n = ", n);
   require(w.total() == 0 || workspace != nullptr, SPARSETC_STATUS_NULL_POINTER, "tensor-core SpMM: workspace is NULL");
 
   tc::TcKernelParams p;
-  p.items = a.schedule.as<const TcWorkItem>();
-  p.entries = reinterpret_cast<const TcEntry*>(a.schedule.as<const unsigned char>() +
-                                               size_t(a.work_items) * sizeof(TcWorkItem));
+  p.items = list.items.as<const TcWorkItem>();
+  p.entries = a.entry_list.as<const TcEntry>();
   p.values = a.values.data();
   p.m = m;
   p.k = k;
@@ -165,13 +173,13 @@ void tc_spmm(const TcBcsrOperand& a, const TcSpmmArgs& args, void* workspace, si
   }
   const bool half = a.precision == TcPrecision::f16 || a.precision == TcPrecision::bf16;
   if (half && tc::tc_config_for(n) == tc::TcConfigId::wide && b_row && args.wide_variant == 3 &&
-      launch_wgmma(a.precision, p, a.work_items, stream))
+      launch_wgmma(a.precision, p, list.work_items, stream))
     return;
   switch (a.precision) {
-    case TcPrecision::f16: tc::launch_tc_spmm_f16(p, a.work_items, stream); break;
-    case TcPrecision::bf16: tc::launch_tc_spmm_bf16(p, a.work_items, stream); break;
-    case TcPrecision::tf32: tc::launch_tc_spmm_tf32(p, a.work_items, stream); break;
-    default: tc::launch_tc_spmm_f64(p, a.work_items, stream); break;
+    case TcPrecision::f16: tc::launch_tc_spmm_f16(p, list.work_items, stream); break;
+    case TcPrecision::bf16: tc::launch_tc_spmm_bf16(p, list.work_items, stream); break;
+    case TcPrecision::tf32: tc::launch_tc_spmm_tf32(p, list.work_items, stream); break;
+    default: tc::launch_tc_spmm_f64(p, list.work_items, stream); break;
   }
 }
 
