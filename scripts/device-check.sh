@@ -27,7 +27,8 @@ grep -E "\((Failed|Timeout|SEGFAULT|Subprocess aborted|Exception)" "$out/ctest.l
 build/release/bench/sparsetc_cli --gen poisson2d5:512 --n 32 --precision f32 || rc=1
 # compute-sanitizer memcheck on small cases of every GPU kernel family (SPARSETC_SANITIZE=0 skips it).
 if [ "${SPARSETC_SANITIZE:-1}" != 0 ] && command -v compute-sanitizer >/dev/null; then
-  filter='BcsrTcSpmm.OddShapesEveryLayout:BcsrTcSpmm.EmptyRowsAndBlockRows:CudaCoreSpmm.EmptyStripsAndEmptyMatrix'
+  filter='BcsrTcSpmm.OddShapesEveryLayout:BcsrTcSpmm.EmptyRowsAndBlockRows:BcsrTcSpmm.FewPanelsSpreadOverTheDevice'
+  filter+=':CudaCoreSpmm.EmptyStripsAndEmptyMatrix'
   filter+=':CudaCoreSpmm.ShortRowModes:BinnedSpgemm.RectangularShapes:BinnedSpgemm.EmptyRowsAndEmptyMatrices'
   filter+=':TsparseSpgemm.OddRectangularShapes:TsparseSpgemm.CancelledEntriesAndEmptyTilesAreRemoved'
   filter+=':BinnedSpgemm.BlockDenseAccumulatorMatchesPaperKernelsFloat:BinnedSpgemm.RegisterSortMatchesHeapFloat'

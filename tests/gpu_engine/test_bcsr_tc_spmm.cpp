@@ -522,10 +522,10 @@ TEST(BcsrTcSpmm, LongBlockRowsSplitDeterministic) {
   }
 }
 
-// Few panels for the device (16 of 128 rows; f64: 32 of 64): the narrow tiles' work list splits
-// every panel, so N <= 32 gets a grid of about the device's resident CTAs (two per SM); the chunks
-// are summed in a fixed order (repeated runs give the same bits), and the panels' own items give the
-// same function. Wider N keeps the panels' own items.
+// Few panels for the device (16 of 128 rows; f64: 32 of 64): the spread work lists split every
+// panel, so the narrow tiles (N <= 32) get a grid of at most two CTAs per SM and the wide tiles with
+// one N tile at most one; the chunks are summed in a fixed order (repeated runs give the same bits),
+// and the panels' own items give the same function. More N tiles keep the panels' own items.
 TEST(BcsrTcSpmm, FewPanelsSpreadOverTheDevice) {
   SKIP_WITHOUT_DEVICE();
   Stream s;
@@ -538,15 +538,19 @@ TEST(BcsrTcSpmm, FewPanelsSpreadOverTheDevice) {
     ASSERT_EQ(op.panels, p == TcPrecision::f64 ? 32 : 16) << name_of(p);
     EXPECT_EQ(op.panel_items.work_items, op.panels) << name_of(p);  // 40-90 entries each: none split
     ASSERT_GT(op.sm_count, 0);
-    const sd::TcWorkList& narrow = op.narrow_items;
-    EXPECT_GT(narrow.work_items, op.panels) << name_of(p);
-    EXPECT_EQ(narrow.split_panels, op.panels) << name_of(p);
-    EXPECT_LE(narrow.work_items, 2 * op.sm_count + op.panels) << name_of(p);  // about the target
-    EXPECT_EQ(&sd::tc_work_list(op, 8), &narrow) << name_of(p);
-    EXPECT_EQ(&sd::tc_work_list(op, 32), &narrow) << name_of(p);
+    for (const sd::TcWorkList* list : {&op.narrow_items, &op.wide_items}) {
+      EXPECT_GT(list->work_items, op.panels) << name_of(p);
+      EXPECT_EQ(list->split_panels, op.panels) << name_of(p);
+    }
+    EXPECT_LE(op.narrow_items.work_items, 2 * op.sm_count) << name_of(p);
+    EXPECT_LE(op.wide_items.work_items, op.sm_count) << name_of(p);
+    const int64_t wide_tile = p == TcPrecision::f64 ? 64 : 128;
+    EXPECT_EQ(&sd::tc_work_list(op, 8), &op.narrow_items) << name_of(p);
+    EXPECT_EQ(&sd::tc_work_list(op, 32), &op.narrow_items) << name_of(p);
     EXPECT_EQ(&sd::tc_work_list(op, 8, false), &op.panel_items) << name_of(p);
-    EXPECT_EQ(&sd::tc_work_list(op, 72), &op.panel_items) << name_of(p);
-    for (int64_t n : {8, 32, 72}) {
+    EXPECT_EQ(&sd::tc_work_list(op, wide_tile), &op.wide_items) << name_of(p);
+    EXPECT_EQ(&sd::tc_work_list(op, wide_tile + 1), &op.panel_items) << name_of(p);
+    for (int64_t n : {int64_t(8), int64_t(32), wide_tile - 7, wide_tile + 8}) {
       Case c;
       c.precision = p;
       c.n = n;
@@ -636,6 +640,7 @@ TEST(BcsrTcSpmm, EmptyMatrix) {
   const sd::TcBcsrOperand op = make_operand(none, TcPrecision::f16, true, s.context());
   EXPECT_EQ(op.panel_items.work_items, 0);
   EXPECT_EQ(op.narrow_items.work_items, 0);
+  EXPECT_EQ(op.wide_items.work_items, 0);
   sd::TcSpmmArgs args;
   args.n = 4;
   args.ldb = 4;

@@ -216,7 +216,8 @@ TEST(BcsrTcBench, VersusCusparse) {
     sd::TcBcsrOperand op;
     const double prep_ms = time_ms(stream, [&] { op = sd::make_tc_bcsr(dA.view(), sd::TcPrecision::f16, ctx); }, 3, 1);
     const std::string narrow =
-        op.narrow_items.work_items > 0 ? ", " + std::to_string(op.narrow_items.work_items) + " for N <= 32" : "";
+        (op.narrow_items.work_items > 0 ? ", " + std::to_string(op.narrow_items.work_items) + " for N <= 32" : "") +
+        (op.wide_items.work_items > 0 ? ", " + std::to_string(op.wide_items.work_items) + " for wide N" : "");
     std::printf("%s: %lld x %lld, %lld nnz, %lld blocks (fill %.2f), %lld entries, %lld work items (%lld split)%s, "
                 "preprocessing %.3f ms%s\n",
                 label.c_str(), (long long)m, (long long)k, (long long)nnz, (long long)op.blocks, op.fill(),

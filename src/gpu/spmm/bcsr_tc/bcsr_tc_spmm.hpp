@@ -71,6 +71,7 @@ struct TcBcsrOperand {
   // panel split into chunks of about entries / (2 x SMs), at least kMinSpreadChunkEntries
   // (tc_operand.cu). Empty (no items) otherwise; tc_work_list picks the list.
   TcWorkList narrow_items;
+  TcWorkList wide_items;  // the same for one CTA per SM (wide tiles, one N tile)
   int sm_count = 0;  // of the device the operand was built on
   // Fraction of stored block entries that are nonzeros of A: nnz / (blocks * height * width).
   double fill() const {
@@ -78,7 +79,7 @@ struct TcBcsrOperand {
   }
   size_t device_bytes() const {
     return block_row_ptr.size() + block_col.size() + values.size() + entry_list.size() + panel_items.items.size() +
-           narrow_items.items.size();
+           narrow_items.items.size() + wide_items.items.size();
   }
 };
 

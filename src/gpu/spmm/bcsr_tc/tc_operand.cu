@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
+#include <vector>
 
 #include "core/error.hpp"
 #include "gpu/convert/convert_common.cuh"
@@ -129,12 +130,12 @@ struct PanelStarts {
 };
 
 // Items of a panel of len entries: panels longer than `cap` split into chunks of at most cap entries;
-// with spread > 0 (the narrow tiles' list) every panel is also split into about len / spread chunks.
+// with spread > 0 every panel is also split into chunks of at most `spread` entries.
 struct ChunkRule {
   int64_t cap = 0, spread = 0;
   __host__ __device__ int64_t chunks(int64_t len) const {
     const int64_t capped = len > cap ? (len + cap - 1) / cap : 1;
-    const int64_t spread_chunks = spread > 0 ? (len + spread / 2) / spread : 0;
+    const int64_t spread_chunks = spread > 0 ? (len + spread - 1) / spread : 0;
     return capped > spread_chunks ? capped : spread_chunks;
   }
 };
@@ -298,13 +299,43 @@ TcBcsrOperand make_operand(const DeviceCsrView<V>& csr, TcPrecision precision, c
   const ChunkRule own{std::max(kMinChunkEntries, 2 * mean), 0};
   op.panel_items = build_work_list(pp, panels, own, block_ptr, block_rows, &op.max_blocks_per_row, context);
   op.sm_count = device_sm_count();
-  const int64_t target = int64_t(op.sm_count) * tc_resident_ctas(TcConfigId::n8);
-  if (op.panel_items.work_items < target) {
+  // A list of at most `target` items whose longest chunk is as short as that allows (the tail of the
+  // grid is its longest item: chunk counts rounded to nearest or down left some panels whole, with
+  // up to twice the others' work, and band hw2048 ran 1.18x slower at N = 8), or none where the
+  // panels' own items reach `target`. There are fewer panels than `target` then, so their lengths
+  // are read back (a few KB) and the chunk length is found by bisection on the host.
+  std::vector<int64_t> lengths;
+  auto spread_list = [&](int64_t target) {
+    TcWorkList list;
+    if (entries == 0 || op.panel_items.work_items >= target) return list;
+    if (lengths.empty()) {
+      std::vector<int64_t> starts_of(static_cast<size_t>(panels + 1));
+      copy_device_to_host(starts_of.data(), pp, starts_of.size() * sizeof(int64_t), stream);
+      for (int64_t p = 0; p < panels; ++p) lengths.push_back(starts_of[size_t(p + 1)] - starts_of[size_t(p)]);
+    }
+    auto items_with = [&](int64_t spread) {
+      ChunkRule rule = own;
+      rule.spread = spread;
+      int64_t items = 0;
+      for (int64_t len : lengths) items += rule.chunks(len);
+      return items;
+    };
+    const int64_t longest = *std::max_element(lengths.begin(), lengths.end());
+    int64_t lo = kMinSpreadChunkEntries, hi = std::max(lo, longest);  // items_with(hi) = the panels' own
+    if (items_with(lo) > target) {
+      while (hi - lo > 1) {  // items_with(lo) > target >= items_with(hi)
+        const int64_t mid = lo + (hi - lo) / 2;
+        (items_with(mid) > target ? lo : hi) = mid;
+      }
+      lo = hi;
+    }
+    if (items_with(lo) <= op.panel_items.work_items) return list;
     ChunkRule rule = own;
-    rule.spread = std::max(kMinSpreadChunkEntries, (entries + target - 1) / target);
-    TcWorkList narrow = build_work_list(pp, panels, rule, nullptr, 0, nullptr, context);
-    if (narrow.work_items > op.panel_items.work_items) op.narrow_items = std::move(narrow);
-  }
+    rule.spread = lo;
+    return build_work_list(pp, panels, rule, nullptr, 0, nullptr, context);
+  };
+  op.narrow_items = spread_list(int64_t(op.sm_count) * tc_resident_ctas(TcConfigId::n8));
+  op.wide_items = spread_list(int64_t(op.sm_count) * tc_resident_ctas(TcConfigId::wide));
 
   // ---- values in entry order, rounded to the storage type
   const int area = shape.height * shape.width;
