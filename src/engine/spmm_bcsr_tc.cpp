@@ -218,6 +218,10 @@ class BcsrTcSpmm final : public SpmmExecutor {
       text += str(", 1-SA reordering: ", identity_blocks_, " -> ", operand_.blocks, " blocks");
     else if (reorder_seconds_ > 0)
       text += ", original order kept (1-SA found no order with fewer blocks and no longer block row)";
+    const int64_t items = tc_work_list(operand_, problem_.B.cols).work_items;
+    if (items > operand_.panels)
+      text += str(", ", operand_.panels, " panels of ", operand_.panel_block_rows, " block rows in ", items,
+                  " work items");
     return text + str(", preprocessing ", preprocess_seconds_ * 1e3, " ms");
   }
 

@@ -66,12 +66,14 @@ struct TcBcsrOperand {
   int64_t entries = 0;  // distinct (panel, block column) pairs
   // The panels' own work items: only panels of more than twice the mean entries are split.
   TcWorkList panel_items;
-  // The narrow tiles' work items (N <= 32, two CTAs per SM) where the panels' own leave their grid
-  // short of the device (few, long panels: a matrix of 8192 rows has 64 panels for 132 SMs): every
-  // panel split into chunks of about entries / (2 x SMs), at least kMinSpreadChunkEntries
-  // (tc_operand.cu). Empty (no items) otherwise; tc_work_list picks the list.
+  // Spread work items for grids the panels' own leave short of the device (few, long panels: a
+  // matrix of 8192 rows has 64 panels for 132 SMs): every panel split into chunks, the longest as
+  // short as a list of at most SMs x resident CTAs items allows (at least kMinSpreadChunkEntries,
+  // tc_operand.cu). narrow_items for the narrow tiles (N <= 32, two CTAs per SM), wide_items for the
+  // wide tiles with one N tile (one CTA per SM). Empty (no items) where the panels' own items reach
+  // that many; tc_work_list picks the list.
   TcWorkList narrow_items;
-  TcWorkList wide_items;  // the same for one CTA per SM (wide tiles, one N tile)
+  TcWorkList wide_items;
   int sm_count = 0;  // of the device the operand was built on
   // Fraction of stored block entries that are nonzeros of A: nnz / (blocks * height * width).
   double fill() const {
@@ -109,8 +111,8 @@ struct TcSpmmArgs {
   // specialized mma.sync), 1: the CTA-synchronous kernel, 2: warp-specialized with stages of 8
   // entries, 3: wgmma (sm_90a; on devices other than compute capability 9.0 the default).
   int wide_variant = 0;
-  // Benchmarks and tests: false runs the panels' own work items where N <= 32 would take the narrow
-  // tiles' (TcBcsrOperand::narrow_items).
+  // Benchmarks and tests: false runs the panels' own work items where tc_work_list would pick a
+  // spread list (TcBcsrOperand::narrow_items, wide_items).
   bool spread = true;
 };
 
@@ -118,10 +120,11 @@ struct TcSpmmArgs {
 // tf32: B f32, C f32; f64: B f64, C f64.
 bool tc_supports(TcPrecision precision, sparsetc_value_type_t b_type, sparsetc_value_type_t c_type);
 
-// The work items a multiply with n columns runs: the narrow tiles' where the operand has them, n <= 32
-// and spread (TcSpmmArgs::spread); else the panels' own. The wide tiles keep the panels' own items:
-// split into twice as many, bands ran 1.3-2x slower at N = 128 (H200; a partial tile of 64 KB per
-// chunk and one CTA per SM).
+// The work items a multiply with n columns runs (spread: TcSpmmArgs::spread): the narrow tiles'
+// spread list for n <= 32, the wide tiles' for one N tile, where the operand has them; else the
+// panels' own. With two or more N tiles the grid is already that many times the items; spread
+// further, chunks cost more than they gain (at N = 128 the wide tiles split into 2 waves of 2 chunks
+// per panel ran band hw512 1.6x slower on H200: a partial tile of 64 KB per chunk).
 const TcWorkList& tc_work_list(const TcBcsrOperand& a, int64_t n, bool spread = true);
 
 // Workspace one multiply with n columns needs (0 when none); the same for every call with this n,

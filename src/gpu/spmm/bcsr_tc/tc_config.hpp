@@ -110,8 +110,8 @@ enum class TcConfigId { n8, n32, wide };
 inline TcConfigId tc_config_for(int64_t n) {
   return n <= 8 ? TcConfigId::n8 : n <= 32 ? TcConfigId::n32 : TcConfigId::wide;
 }
-// CTAs per SM the configurations of an id keep resident (the narrow tiles' work list is cut to fill
-// that many: TcBcsrOperand::narrow_items).
+// CTAs per SM the configurations of an id keep resident (the spread work lists are cut to fill that
+// many: TcBcsrOperand::narrow_items, wide_items).
 static_assert(TcConfigN8::kMinCtas == TcConfigN32::kMinCtas, "narrow tiles: one residency");
 static_assert(TcConfigN128::kMinCtas == 1 && TcConfigN128ColB::kMinCtas == 1 && TcConfigF64N64::kMinCtas == 1,
               "wide tiles: one CTA per SM (the warp-specialized ones fill shared memory alone)");

@@ -8,9 +8,10 @@
 //     type in the same pass.
 //  4. Work items: panels longer than the chunk length (twice the mean entries per panel, at least
 //     kMinChunkEntries) are split into chunks of about equal entry counts; split items come first
-//     (they are the longest: they start early, which shortens the tail). Where that leaves the narrow
-//     tiles' grid short of the device (fewer items than SMs x 2 resident CTAs), a second list splits
-//     every panel into chunks of about entries / (2 x SMs) for them.
+//     (they are the longest: they start early, which shortens the tail). Where that leaves a grid
+//     short of the device (fewer items than SMs x the kernels' resident CTAs: 2 for the narrow tiles,
+//     1 for the wide ones), a spread list splits every panel into chunks as short as that many
+//     items allow.
 // Synchronisation points: the range check, the block count, the entry count, the item totals (one
 // per list).
 #include <algorithm>
@@ -293,7 +294,7 @@ TcBcsrOperand make_operand(const DeviceCsrView<V>& csr, TcPrecision precision, c
   DeviceBuffer panel_ptr = buffer_of<int64_t>(panels + 1, context);
   for_each_index(panels + 1, context, PanelStarts{entry_panel.as<const int32_t>(), entries, panel_ptr.as<int64_t>()});
 
-  // ---- 4. work items: the panels' own, then the narrow tiles' where those leave their grid short
+  // ---- 4. work items: the panels' own, then the spread lists where those leave a grid short
   const int64_t* pp = panel_ptr.as<const int64_t>();
   const int64_t mean = panels > 0 ? (entries + panels - 1) / panels : 0;
   const ChunkRule own{std::max(kMinChunkEntries, 2 * mean), 0};

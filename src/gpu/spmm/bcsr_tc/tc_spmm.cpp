@@ -107,9 +107,10 @@ bool tc_supports(TcPrecision precision, sparsetc_value_type_t b_type, sparsetc_v
 
 const TcWorkList& tc_work_list(const TcBcsrOperand& a, int64_t n, bool spread) {
   if (!spread || n <= 0) return a.panel_items;
-  if (tc::tc_config_for(n) != tc::TcConfigId::wide) return a.narrow_items.work_items > 0 ? a.narrow_items : a.panel_items;
-  const tc::TcTileShape tile = tc::tc_tile_shape(a.precision, n);
-  return n <= tile.tn && a.wide_items.work_items > 0 ? a.wide_items : a.panel_items;
+  const bool narrow = tc::tc_config_for(n) != tc::TcConfigId::wide;
+  const TcWorkList& spread_list = narrow ? a.narrow_items : a.wide_items;
+  const bool one_tile = n <= tc::tc_tile_shape(a.precision, n).tn;
+  return (narrow || one_tile) && spread_list.work_items > 0 ? spread_list : a.panel_items;
 }
 
 // Enough for the list of n and for the panels' own (TcSpmmArgs::spread = false).
