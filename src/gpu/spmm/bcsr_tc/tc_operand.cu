@@ -13,7 +13,7 @@
 //     1 for the wide ones), a spread list splits every panel into chunks as short as that many
 //     items allow.
 // Synchronisation points: the range check, the block count, the entry count, the item totals (one
-// per list).
+// per list) and, where a spread list is built, the panel lengths.
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
