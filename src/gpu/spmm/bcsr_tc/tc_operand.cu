@@ -39,9 +39,15 @@ using gpuconv::for_each_index;
 using gpuconv::run_cub;
 
 constexpr int64_t kMinChunkEntries = 32;
-// Narrow tiles' chunks: at 8 entries, band hw64 (16 entries per panel) ran 1.25x slower split in two
-// (H200, N = 8 and 32): the chunks' fixed costs (pipeline fill, partial tile, the counters' memset).
+// Spread lists: chunks of at most this many entries are not made shorter, and a list with fewer than
+// an eighth more items than the panels' own is not kept. A chunk has fixed costs (the pipeline fill,
+// its partial tile, the counters' memset). Measured on H200 at N = 8 and 32: band hw64 split from 16
+// entries per panel into 8 ran 1.25x slower; rgg_n_2_15_s0 in 259 items for 256 panels 1.07x slower.
+// A floor of 32 entries helped stokes64 (1.15x) but cost bcsstk17/18/33, memplus and vt2010
+// 1.05-1.14x and the 1-SA scrambled blocks 1.05x.
 constexpr int64_t kMinSpreadChunkEntries = 16;
+constexpr int64_t kMinSpreadGain = 8;  // at least panel items / kMinSpreadGain more items
+
 constexpr int kPanelBits = 3;  // log2(kPanelBlockRows)
 static_assert((1 << kPanelBits) == kPanelBlockRows, "panel height is a power of two");
 
@@ -330,7 +336,8 @@ TcBcsrOperand make_operand(const DeviceCsrView<V>& csr, TcPrecision precision, c
       }
       lo = hi;
     }
-    if (items_with(lo) <= op.panel_items.work_items) return list;
+    if (items_with(lo) < op.panel_items.work_items + (op.panel_items.work_items + kMinSpreadGain - 1) / kMinSpreadGain)
+      return list;
     ChunkRule rule = own;
     rule.spread = lo;
     return build_work_list(pp, panels, rule, nullptr, 0, nullptr, context);
