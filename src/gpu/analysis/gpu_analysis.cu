@@ -38,6 +38,7 @@
 #include "core/error.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_memory.hpp"
+#include "gpu/device_properties.hpp"
 
 namespace sparsetc::detail {
 namespace {
@@ -432,9 +433,7 @@ AnalysisSums gpu_analysis_sums(int64_t rows, int64_t cols, int64_t nnz, const in
     DeviceBuffer select_temp(std::max<size_t>(select_bytes, 1), context);
     SPARSETC_CUDA_CHECK(cubns::DeviceSelect::If(select_temp.data(), select_bytes, block_row_ids, list, count,
                                                 block_rows, is_heavy, stream));
-    int device = 0, sms = 0;
-    SPARSETC_CUDA_CHECK(cudaGetDevice(&device));
-    SPARSETC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const int sms = current_device_sm_count();
     const int64_t grid = std::min<int64_t>(heavy_capacity, int64_t(std::max(sms, 1)) * 2);
     analyze_heavy_block_rows<<<unsigned(grid), kHeavyThreads, 0, stream>>>(
         rows, nnz, row_ptr, col_idx, b_row_ptr, strip, list, count, out, self_partials + ctas,

@@ -21,6 +21,7 @@
 
 #include "gpu/convert/convert_common.cuh"
 #include "gpu/convert/convert_internal.hpp"
+#include "gpu/device_properties.hpp"
 
 namespace sparsetc::detail::gpuconv {
 
@@ -157,9 +158,8 @@ __device__ __forceinline__ void zero_stage(void* stage, int stage_bytes) {
 // zeroed once), at most one per group.
 template <typename Kernel>
 unsigned staged_grid(Kernel kernel, size_t shared, int64_t groups) {
-  int device = 0, sms = 0, per_sm = 0;
-  SPARSETC_CUDA_CHECK(cudaGetDevice(&device));
-  SPARSETC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  int per_sm = 0;
+  const int sms = current_device_sm_count();
   SPARSETC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kStagedThreads, shared));
   const int64_t resident = int64_t(sms) * (per_sm > 0 ? per_sm : 1);
   return unsigned(groups < 1 ? 1 : groups < resident ? groups : resident);

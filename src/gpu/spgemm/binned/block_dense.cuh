@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "gpu/cuda_check.hpp"
+#include "gpu/device_properties.hpp"
 #include "gpu/spgemm/binned/device_common.cuh"
 
 namespace sparsetc::detail::binned::block_dense {
@@ -216,20 +217,13 @@ __device__ inline int64_t next_item(unsigned long long* counter) {
   return item;
 }
 
-inline int multiprocessors() {
-  int device = 0, sms = 0;
-  SPARSETC_CUDA_CHECK(cudaGetDevice(&device));
-  SPARSETC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return sms;
-}
-
 // Blocks of `threads` with `bytes` of dynamic shared memory that the device holds at once (at least
 // one per SM).
 template <typename Kernel>
 int64_t resident_blocks(Kernel kernel, int threads, size_t bytes) {
   int per_sm = 0;
   SPARSETC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, bytes));
-  return int64_t(std::max(per_sm, 1)) * multiprocessors();
+  return int64_t(std::max(per_sm, 1)) * current_device_sm_count();
 }
 
 // A persistent grid: as many blocks as fit on the device at this shared-memory size, at most one

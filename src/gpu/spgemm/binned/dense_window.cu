@@ -12,6 +12,7 @@
 // window is cleared, the row marked waiting and sent to the growth step with needed = its length.
 #include <algorithm>
 
+#include "gpu/device_properties.hpp"
 #include "gpu/spgemm/binned/device_common.cuh"
 
 namespace sparsetc::detail::binned {
@@ -137,10 +138,7 @@ __global__ void __launch_bounds__(kThreads)
 template <typename V>
 WindowScratch<V> make_window_scratch(int64_t merge_rows, int64_t cols, const GpuContext& context) {
   WindowScratch<V> scratch;
-  int device = 0, sms = 0;
-  SPARSETC_CUDA_CHECK(cudaGetDevice(&device));
-  SPARSETC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  scratch.blocks = std::min<int64_t>(merge_rows, int64_t(sms) * 4);
+  scratch.blocks = std::min<int64_t>(merge_rows, int64_t(current_device_sm_count()) * 4);
   if (scratch.blocks <= 0) return scratch;
   const int64_t per_block = int64_t(kScratchBytes / size_t(scratch.blocks) / (1 + sizeof(V))) / kTile * kTile;
   const int64_t needed = (cols + kTile - 1) / kTile * kTile;

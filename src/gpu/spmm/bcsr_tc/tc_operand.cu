@@ -23,7 +23,7 @@
 #include "gpu/convert/convert_common.cuh"
 #include "gpu/convert/device_rounding.cuh"
 #include "gpu/convert/gpu_convert.hpp"
-#include "gpu/cuda_check.hpp"
+#include "gpu/device_properties.hpp"
 #include "gpu/spmm/bcsr_tc/bcsr_tc_spmm.hpp"
 #include "gpu/spmm/bcsr_tc/tc_config.hpp"
 #include "gpu/spmm/bcsr_tc/tc_ptx.cuh"
@@ -227,13 +227,6 @@ TcWorkList build_work_list(const int64_t* panel_ptr, int64_t panels, ChunkRule r
   return list;
 }
 
-int device_sm_count() {
-  int device = 0, sms = 0;
-  SPARSETC_CUDA_CHECK(cudaGetDevice(&device));
-  SPARSETC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return sms;
-}
-
 template <typename V>
 void check_range(const DeviceCsrView<V>& csr, TcPrecision precision, const GpuContext& context) {
   sparsetc_value_type_t type;
@@ -305,7 +298,7 @@ TcBcsrOperand make_operand(const DeviceCsrView<V>& csr, TcPrecision precision, c
   const int64_t mean = panels > 0 ? (entries + panels - 1) / panels : 0;
   const ChunkRule own{std::max(kMinChunkEntries, 2 * mean), 0};
   op.panel_items = build_work_list(pp, panels, own, block_ptr, block_rows, &op.max_blocks_per_row, context);
-  op.sm_count = device_sm_count();
+  op.sm_count = current_device_sm_count();
   // A list of at most `target` items whose longest chunk is as short as that allows (the tail of the
   // grid is its longest item: chunk counts rounded to nearest or down left some panels whole, with
   // up to twice the others' work, and band hw2048 ran 1.18x slower at N = 8), or none where the
