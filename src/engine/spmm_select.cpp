@@ -1,7 +1,9 @@
 // The decision list of SpMM AUTO. Thresholds: bench/scripts/fit_spmm_selector.py on the H200 runs
 // of bench/data/spmm_paths_h200.csv (30 real matrices, N = 8, 32, 128, 512, f32 and f16, every
 // path timed in one run), trained on 15 matrices and validated on the 15 others (its report has
-// the accuracy table). Re-fit when a kernel changes: the script prints these tables.
+// the accuracy table); rules 3-5 refitted on bench/data/spmm_kernel_paths_h200.csv (session 32:
+// the CSR kernel with its new schedule and cuSPARSE's CSR algorithms, same inputs, one run).
+// Re-fit when a kernel changes: the script prints these tables.
 #include "engine/spmm_select.hpp"
 
 #include <limits>
@@ -13,6 +15,7 @@ namespace {
 
 constexpr double kNever = std::numeric_limits<double>::infinity();  // a ">=" rule that never fires
 constexpr double kNone = -1.0;                                       // a "<=" rule that never fires
+constexpr double kAlways = std::numeric_limits<double>::infinity();  // a "<=" rule that always fires
 
 // Rows: type class (0: f32/f64 inputs, 1: f16/bf16 inputs). Columns: N bucket (8, 32, 128, 512).
 using Table = double[2][4];
@@ -29,16 +32,18 @@ constexpr Table kTensorCoreFill = {{kNever, kNever, kNever, kNever}, {0.2, 0.2, 
 //    at fp32 and N = 512 alone. Elsewhere never.
 constexpr Table kTiledSsf = {{kNever, kNever, kNever, 2000}, {kNever, kNever, kNever, kNever}};
 // 3. Our kernel when the longest row reaches this: cuSPARSE's CSR_ALG3 collapses on skewed rows
-//    (f16 lp_osa_60: 15.6 ms against 0.12 ms with ALG2) and ALG2 is slow at narrow B.
-constexpr Table kSkewedRows = {{100, 500, 5000, kNever}, {500, 500, 700, kNever}};
-// 4. Our kernel when the mean row is at most this long: short rows at narrow B; at fp32 rows up to
-//    16 (N = 128: cuSPARSE's ALG3 is faster on FEM and collaboration rows of 20-40, bcsstk17,
-//    ca-AstroPh) and 128 (N = 512, the 8-column wide-B schedule); at half precision up to
-//    16 / 8 / 4 / 32 entries (the packed 16-bit loads). The fit chooses these jointly with ALG2/ALG3
-//    (kAlg2ByN) and the skew rule: the kernel takes over where it beats the algorithm it competes with.
-constexpr Table kKernelMeanRow = {{8, 4, 16, 128}, {16, 8, 4, 32}};
+//    (f16 lp_osa_60: 15.6 ms against 0.12 ms with ALG2) and ALG2 is slow at narrow B. At N = 8 rule
+//    4 takes every matrix.
+constexpr Table kSkewedRows = {{kNever, 500, 700, kNever}, {kNever, 500, 700, kNever}};
+// 4. Our kernel when the mean row is at most this long. Refitted in session 32 after the kernel's
+//    schedule rule (row_rule: groups of lanes on rows of 3+ entries, short streams below, eight
+//    columns per lane from N = 32) made it 1.1-1.2x faster: at N = 8 it beats cuSPARSE on every
+//    matrix (rail582's rows of 691 entries too), at N = 512 on all but rows of hundreds; at N = 32
+//    and 128 cuSPARSE's ALG3 keeps the regular rows of 10-70 entries (FEM, circuit) in f16 and from
+//    16 entries in f32.
+constexpr Table kKernelMeanRow = {{kAlways, 8, 16, 256}, {kAlways, 8, 8, 256}};
 // 5. cuSPARSE: CSR_ALG2 when the longest row reaches this (per type class), else per N bucket.
-constexpr double kAlg3SkewedRows[2] = {1000, 500};
+constexpr double kAlg3SkewedRows[2] = {700, 500};
 constexpr bool kAlg2ByN[2][4] = {{false, false, false, true}, {false, false, false, true}};
 // Our kernel over the non-empty rows only (DCSR) when this fraction of the rows is empty. Not
 // identifiable from the data (the two kernels are within 10% on every timed matrix); the DCSR

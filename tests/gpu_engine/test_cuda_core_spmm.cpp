@@ -389,7 +389,8 @@ TEST(CudaCoreSpmm, LaneColumnSchedules) {
         }
   }
   // The default choice, and requests no kernel has.
-  EXPECT_EQ(sd::row_lane_columns(sd::CorePrecision::f32, 64), 4);
+  EXPECT_EQ(sd::row_lane_columns(sd::CorePrecision::f32, 16), 4);
+  EXPECT_EQ(sd::row_lane_columns(sd::CorePrecision::f32, 64), 8);
   EXPECT_EQ(sd::row_lane_columns(sd::CorePrecision::f16, 8), 4);
   EXPECT_EQ(sd::row_lane_columns(sd::CorePrecision::bf16, 32), 8);
   EXPECT_EQ(sd::row_lane_columns(sd::CorePrecision::f64, 32), 2);

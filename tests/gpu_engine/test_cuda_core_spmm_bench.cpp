@@ -11,10 +11,14 @@
 //
 // CudaCoreSpmmBench.RealMatricesByPrecision times the C-stationary kernel on Matrix Market files
 // (SPARSETC_BENCH_MTX, comma separated paths; values replaced by random ones, which f16 can hold)
-// in f32, f16 and bf16 (SPARSETC_BENCH_TYPES) against cuSPARSE's CSR algorithms on the same input
-// type (A and B in that type, C in f32, fp32 compute): median of SPARSETC_BENCH_RUNS (20) runs,
+// in f32, f16, bf16 and f64 (SPARSETC_BENCH_TYPES) against cuSPARSE's CSR algorithms on the same input
+// type (A and B in that type, C in f32 and fp32 compute, f64 for f64): median of SPARSETC_BENCH_RUNS (20) runs,
 // each event-timed after L2 is evicted (a 256 MB memset), as the benchmark harness does. Beside
-// the default schedule it times 4 and 8 columns per lane.
+// the default schedule it times the schedules of SPARSETC_BENCH_SCHEDULES (comma separated, default
+// "c4,c8"): each a '+'-joined list of c4/c8 (columns per lane), s<k> (short rows as streams of k rows,
+// s0: chosen), e<k> (streams of about k entries), g<k> (short rows as groups of 2^k lanes per row's
+// entries, g: chosen) and l<k> (groups whose lanes take about k entries of a mean row). It also
+// times a 16-byte memset after the same eviction: about the floor of any one-launch multiply.
 #include <cuda_runtime_api.h>
 #include <cusparse.h>
 #include <gtest/gtest.h>
@@ -246,9 +250,49 @@ double median_cold_ms(cudaStream_t stream, sd::DeviceBuffer& flush, int runs, co
 struct BenchType {
   const char* name;
   sd::CorePrecision precision;
-  sparsetc_value_type_t value_type;
+  sparsetc_value_type_t value_type;  // of A and B
   cudaDataType cuda_type;
+  sparsetc_value_type_t c_type;  // of C, and the compute type
+  cudaDataType c_cuda_type;
 };
+
+// C's elements as doubles.
+std::vector<double> c_values(const std::vector<unsigned char>& raw, sparsetc_value_type_t type) {
+  std::vector<double> out(raw.size() / element_bytes(type));
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] = type == SPARSETC_VALUE_F64 ? reinterpret_cast<const double*>(raw.data())[i]
+                                        : double(reinterpret_cast<const float*>(raw.data())[i]);
+  return out;
+}
+
+// A schedule of SPARSETC_BENCH_SCHEDULES, e.g. "c8+s2" (see the header).
+sd::RowScheduleOptions parse_schedule(const std::string& spec) {
+  sd::RowScheduleOptions options;
+  std::stringstream in(spec);
+  std::string part;
+  while (std::getline(in, part, '+')) {
+    if (part.empty()) continue;
+    const std::string arg = part.substr(1);
+    if (part[0] == 'c') {
+      options.lane_columns = std::stoi(arg);
+    } else if (part[0] == 's') {
+      options.short_rows = 1;
+      options.rows_per_stream = arg.empty() ? 0 : std::stoll(arg);
+    } else if (part[0] == 'g') {
+      options.short_rows = 0;
+      options.lanes_k_log = arg.empty() ? -1 : std::stoi(arg);
+    } else if (part[0] == 'e') {
+      options.short_rows = 1;
+      options.stream_entries = std::stoll(arg);
+    } else if (part[0] == 'l') {
+      options.short_rows = 0;
+      options.lane_entries = std::stoll(arg);
+    } else {
+      ADD_FAILURE() << "unknown schedule part '" << part << "' in " << spec;
+    }
+  }
+  return options;
+}
 
 TEST(CudaCoreSpmmBench, RealMatricesByPrecision) {
   SKIP_WITHOUT_DEVICE();
@@ -260,11 +304,15 @@ TEST(CudaCoreSpmmBench, RealMatricesByPrecision) {
     ns.push_back(std::stoll(s));
   const auto type_names = sparsetc_test::env_list("SPARSETC_BENCH_TYPES", {"f32", "f16", "bf16"});
   const int runs = std::getenv("SPARSETC_BENCH_RUNS") ? std::atoi(std::getenv("SPARSETC_BENCH_RUNS")) : 20;
-  const BenchType all_types[3] = {{"f32", sd::CorePrecision::f32, SPARSETC_VALUE_F32, CUDA_R_32F},
-                                  {"f16", sd::CorePrecision::f16, SPARSETC_VALUE_F16, CUDA_R_16F},
-                                  {"bf16", sd::CorePrecision::bf16, SPARSETC_VALUE_BF16, CUDA_R_16BF}};
-  // Our variants: the default schedule, then 4 and 8 columns per lane.
-  const int lane_columns[3] = {0, 4, 8};
+  const BenchType all_types[4] = {
+      {"f32", sd::CorePrecision::f32, SPARSETC_VALUE_F32, CUDA_R_32F, SPARSETC_VALUE_F32, CUDA_R_32F},
+      {"f16", sd::CorePrecision::f16, SPARSETC_VALUE_F16, CUDA_R_16F, SPARSETC_VALUE_F32, CUDA_R_32F},
+      {"bf16", sd::CorePrecision::bf16, SPARSETC_VALUE_BF16, CUDA_R_16BF, SPARSETC_VALUE_F32, CUDA_R_32F},
+      {"f64", sd::CorePrecision::f64, SPARSETC_VALUE_F64, CUDA_R_64F, SPARSETC_VALUE_F64, CUDA_R_64F}};
+  // Our variants: the default schedule, then those asked for.
+  std::vector<std::string> schedule_names{"auto"};
+  for (const std::string& spec : sparsetc_test::env_list("SPARSETC_BENCH_SCHEDULES", {"c4", "c8"}))
+    schedule_names.push_back(spec);
   const cusparseSpMMAlg_t cus_algs[4] = {CUSPARSE_SPMM_ALG_DEFAULT, CUSPARSE_SPMM_CSR_ALG1, CUSPARSE_SPMM_CSR_ALG2,
                                          CUSPARSE_SPMM_CSR_ALG3};
   cudaDeviceProp prop{};
@@ -273,14 +321,21 @@ TEST(CudaCoreSpmmBench, RealMatricesByPrecision) {
   cudaGetDeviceProperties(&prop, device);
   std::printf("device: %s (%d SMs); median of %d cold runs (L2 evicted), ms\n", prop.name, prop.multiProcessorCount,
               runs);
-  std::printf("%-14s %4s %4s | %8s %8s %8s | %8s %8s %8s %8s | %6s %6s | %8s\n", "matrix", "type", "N", "auto", "c4",
-              "c8", "cus-def", "cus-alg1", "cus-alg2", "cus-alg3", "auto", "best", "rel.diff");
 
   GpuHandle g;
   cusparseHandle_t cus;
   CUSPARSE_OK(cusparseCreate(&cus));
   CUSPARSE_OK(cusparseSetStream(cus, g.stream));
   sd::DeviceBuffer flush(size_t(256) << 20, g.gpu());
+  sd::DeviceBuffer tiny(16, g.gpu());
+  const double empty_ms = median_cold_ms(g.stream, flush, runs, [&] {
+    EXPECT_EQ(cudaMemsetAsync(tiny.data(), 0, tiny.size(), g.stream), cudaSuccess);
+  });
+  std::printf("a 16-byte memset after the eviction: %.4f ms\n", empty_ms);
+  std::printf("%-14s %4s %4s |", "matrix", "type", "N");
+  for (const std::string& v : schedule_names) std::printf(" %8s", v.c_str());
+  std::printf(" | %8s %8s %8s %8s | %6s %6s %-8s | %8s\n", "cus-def", "cus-alg1", "cus-alg2", "cus-alg3", "auto",
+              "best", "(which)", "rel.diff");
   std::map<std::string, std::vector<double>> ratios;  // "type N" -> best cuSPARSE / our auto
   for (const std::string& file : files) {
     sd::CsrMatrix<double> a = sd::coo_to_csr(sd::read_matrix_market(file), SPARSETC_DUPLICATES_SUM);
@@ -311,7 +366,7 @@ TEST(CudaCoreSpmmBench, RealMatricesByPrecision) {
                                     CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, type.cuda_type));
       for (int64_t n : ns) {
         Dense B(a.cols, n, SPARSETC_ORDER_ROW, type.value_type, 0, 0);
-        Dense C(a.rows, n, SPARSETC_ORDER_ROW, SPARSETC_VALUE_F32, 0, 0);
+        Dense C(a.rows, n, SPARSETC_ORDER_ROW, type.c_type, 0, 0);
         for (int64_t r = 0; r < a.cols; ++r)
           for (int64_t c = 0; c < n; ++c)
             B.set(r, c, double((uint32_t(uint64_t(r * n + c + 1) * 2654435761ull) >> 8) & 0xffff) / 32768.0 - 1.0);
@@ -322,52 +377,58 @@ TEST(CudaCoreSpmmBench, RealMatricesByPrecision) {
         args.B = B.desc().values;
         args.ldb = n;
         args.C = C.desc().values;
+        args.c_type = type.c_type;
         args.ldc = n;
-        const size_t c_bytes = size_t(a.rows * n) * 4;
-        std::vector<float> got(size_t(a.rows * n)), want(size_t(a.rows * n));
+        const size_t c_bytes = size_t(a.rows * n) * element_bytes(type.c_type);
+        std::vector<unsigned char> got_raw(c_bytes), want_raw(c_bytes);
 
         // cuSPARSE first: its ALG2 result is the reference of ours.
         cusparseDnMatDescr_t db, dc;
         CUSPARSE_OK(
             cusparseCreateDnMat(&db, a.cols, n, n, const_cast<void*>(args.B), type.cuda_type, CUSPARSE_ORDER_ROW));
-        CUSPARSE_OK(cusparseCreateDnMat(&dc, a.rows, n, n, args.C, CUDA_R_32F, CUSPARSE_ORDER_ROW));
-        const float one = 1.0f, zero = 0.0f;
+        CUSPARSE_OK(cusparseCreateDnMat(&dc, a.rows, n, n, args.C, type.c_cuda_type, CUSPARSE_ORDER_ROW));
+        const float one_f = 1.0f, zero_f = 0.0f;
+        const double one_d = 1.0, zero_d = 0.0;
+        const bool f64 = type.c_type == SPARSETC_VALUE_F64;
+        const void* one = f64 ? static_cast<const void*>(&one_d) : &one_f;
+        const void* zero = f64 ? static_cast<const void*>(&zero_d) : &zero_f;
         double theirs[4];
         for (int i = 0; i < 4; ++i) {
           theirs[i] = NAN;
           size_t buffer_bytes = 0;
           const auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
-          if (cusparseSpMM_bufferSize(cus, op, op, &one, mat, db, &zero, dc, CUDA_R_32F, cus_algs[i], &buffer_bytes) !=
+          if (cusparseSpMM_bufferSize(cus, op, op, one, mat, db, zero, dc, type.c_cuda_type, cus_algs[i], &buffer_bytes) !=
               CUSPARSE_STATUS_SUCCESS)
             continue;
           sd::DeviceBuffer buf(std::max<size_t>(buffer_bytes, 16), g.gpu());
           if (cus_algs[i] == CUSPARSE_SPMM_CSR_ALG3 &&
-              cusparseSpMM_preprocess(cus, op, op, &one, mat, db, &zero, dc, CUDA_R_32F, cus_algs[i], buf.data()) !=
+              cusparseSpMM_preprocess(cus, op, op, one, mat, db, zero, dc, type.c_cuda_type, cus_algs[i], buf.data()) !=
                   CUSPARSE_STATUS_SUCCESS)
             continue;
           bool ok = true;
           const double t = median_cold_ms(g.stream, flush, runs, [&] {
-            ok = ok && cusparseSpMM(cus, op, op, &one, mat, db, &zero, dc, CUDA_R_32F, cus_algs[i], buf.data()) ==
+            ok = ok && cusparseSpMM(cus, op, op, one, mat, db, zero, dc, type.c_cuda_type, cus_algs[i], buf.data()) ==
                            CUSPARSE_STATUS_SUCCESS;
           });
           if (ok) theirs[i] = t;
           if (cus_algs[i] == CUSPARSE_SPMM_CSR_ALG2 && ok)
-            sd::copy_device_to_host(want.data(), args.C, c_bytes, g.stream);
+            sd::copy_device_to_host(want_raw.data(), args.C, c_bytes, g.stream);
         }
         cusparseDestroyDnMat(db);
         cusparseDestroyDnMat(dc);
 
-        double ours[3] = {NAN, NAN, NAN}, worst_rel = 0;
-        for (int v = 0; v < 3; ++v) {
-          sd::RowScheduleOptions options;
-          options.lane_columns = lane_columns[v];
+        std::vector<double> ours(schedule_names.size(), NAN);
+        double worst_rel = 0;
+        for (size_t v = 0; v < schedule_names.size(); ++v) {
+          const sd::RowScheduleOptions options = v == 0 ? sd::RowScheduleOptions{} : parse_schedule(schedule_names[v]);
           sd::RowSchedule schedule = sd::make_row_schedule(rows, type.precision, n, nullptr, g.gpu(), options);
           sd::DeviceBuffer ws(std::max<size_t>(schedule.workspace_bytes, 16), g.gpu());
           EXPECT_EQ(cudaMemsetAsync(args.C, 0xFF, c_bytes, g.stream), cudaSuccess);  // NaN
           ours[v] = median_cold_ms(g.stream, flush, runs, [&] {
             sd::row_spmm(rows, type.precision, schedule, args, ws.data(), g.stream);
           });
-          sd::copy_device_to_host(got.data(), args.C, c_bytes, g.stream);
+          sd::copy_device_to_host(got_raw.data(), args.C, c_bytes, g.stream);
+          const std::vector<double> got = c_values(got_raw, type.c_type), want = c_values(want_raw, type.c_type);
           double num = 0, den = 0;
           for (size_t i = 0; i < got.size(); ++i) {
             const double d = double(got[i]) - double(want[i]);
@@ -376,18 +437,22 @@ TEST(CudaCoreSpmmBench, RealMatricesByPrecision) {
           }
           const double rel = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
           worst_rel = std::max(worst_rel, rel);
-          EXPECT_LT(rel, 1e-5) << name << " " << type.name << " N " << n << " columns " << lane_columns[v]
+          EXPECT_LT(rel, 1e-5) << name << " " << type.name << " N " << n << " schedule " << schedule_names[v]
                                << ": our result differs from cuSPARSE CSR_ALG2's";
         }
         double best_theirs = INFINITY, best_ours = INFINITY;
+        size_t best_v = 0;
         for (double t : theirs)
           if (std::isfinite(t)) best_theirs = std::min(best_theirs, t);
-        for (double t : ours)
-          if (std::isfinite(t)) best_ours = std::min(best_ours, t);
+        for (size_t v = 0; v < ours.size(); ++v)
+          if (std::isfinite(ours[v]) && ours[v] < best_ours) best_ours = ours[v], best_v = v;
         ratios[std::string(type.name) + " N=" + std::to_string(n)].push_back(best_theirs / ours[0]);
-        std::printf("%-14s %4s %4lld | %8.4f %8.4f %8.4f | %8.4f %8.4f %8.4f %8.4f | %5.2fx %5.2fx | %8.1e\n",
-                    name.c_str(), type.name, (long long)n, ours[0], ours[1], ours[2], theirs[0], theirs[1], theirs[2],
-                    theirs[3], best_theirs / ours[0], best_theirs / best_ours, worst_rel);
+        ratios[std::string(type.name) + " N=" + std::to_string(n) + " best schedule"].push_back(best_theirs / best_ours);
+        std::printf("%-14s %4s %4lld |", name.c_str(), type.name, (long long)n);
+        for (double t : ours) std::printf(" %8.4f", t);
+        std::printf(" | %8.4f %8.4f %8.4f %8.4f | %5.2fx %5.2fx %-8s | %8.1e\n", theirs[0], theirs[1], theirs[2],
+                    theirs[3], best_theirs / ours[0], best_theirs / best_ours, schedule_names[best_v].c_str(),
+                    worst_rel);
         std::fflush(stdout);
       }
       cusparseDestroySpMat(mat);
@@ -400,7 +465,7 @@ TEST(CudaCoreSpmmBench, RealMatricesByPrecision) {
       s += std::log(x);
       lo = std::min(lo, x);
     }
-    std::printf("%-10s best cuSPARSE / ours (auto): geomean %.3fx, min %.3fx over %zu matrices\n", key.c_str(),
+    std::printf("%-22s best cuSPARSE / ours: geomean %.3fx, min %.3fx over %zu matrices\n", key.c_str(),
                 std::exp(s / double(v.size())), lo, v.size());
   }
 }

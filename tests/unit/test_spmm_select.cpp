@@ -115,13 +115,19 @@ TEST(SpmmSelect, SkewedRowsGoToOurKernel) {
   c = select_spmm(f);
   EXPECT_EQ(c.path, SpmmPath::Cusparse);
   EXPECT_EQ(c.cusparse_algorithm, CusparseCsrAlgorithm::Alg3);
-  // f32, N = 8: from 100.
-  expect_kernel_up_to_edge(regular(SPARSETC_VALUE_F32, 8, 50, 100), [](SpmmFeatures& g) { longest_row(g, 99); },
-                           "f32, N = 8");
+  // f32, N = 32: from 500 (a mean of 50 keeps rule 4 out).
+  expect_kernel_up_to_edge(regular(SPARSETC_VALUE_F32, 32, 50, 500), [](SpmmFeatures& g) { longest_row(g, 499); },
+                           "f32, N = 32");
+  // N = 8: rule 4 takes every matrix, whatever its rows.
+  for (sparsetc_value_type_t type : {SPARSETC_VALUE_F32, SPARSETC_VALUE_F16}) {
+    c = select_spmm(regular(type, 8, 700, 9000));
+    EXPECT_EQ(c.path, SpmmPath::Csr);
+    EXPECT_TRUE(says(c, "rule 4 (row length): mean row 700 <= inf")) << c.reason;
+  }
 }
 
 TEST(SpmmSelect, ShortRowsGoToOurKernel) {
-  SpmmFeatures f = regular(SPARSETC_VALUE_F32, 8, 8, 20);
+  SpmmFeatures f = regular(SPARSETC_VALUE_F32, 32, 8, 20);
   SpmmChoice c = select_spmm(f);
   EXPECT_EQ(c.path, SpmmPath::Csr);
   EXPECT_TRUE(says(c, "rule 4 (row length): mean row 8 <= 8")) << c.reason;
@@ -129,25 +135,25 @@ TEST(SpmmSelect, ShortRowsGoToOurKernel) {
   c = select_spmm(f);
   EXPECT_EQ(c.path, SpmmPath::Cusparse);
   EXPECT_TRUE(says(c, "rule 5 (cuSPARSE CSR_ALG3)")) << c.reason;
-  // f32 at wide B: mean rows up to 16 (N = 128) and 128 (N = 512).
+  // f32: mean rows up to 16 at N = 128 and 256 at N = 512.
   expect_kernel_up_to_edge(regular(SPARSETC_VALUE_F32, 128, 16, 30), [](SpmmFeatures& g) { mean_row(g, 16.5); },
                            "f32, N = 128");
-  expect_kernel_up_to_edge(regular(SPARSETC_VALUE_F32, 512, 128, 300), [](SpmmFeatures& g) { mean_row(g, 129); },
+  expect_kernel_up_to_edge(regular(SPARSETC_VALUE_F32, 512, 256, 300), [](SpmmFeatures& g) { mean_row(g, 257); },
                            "f32, N = 512");
-  // f16: up to 16 / 8 / 4 / 32 entries at N = 8 / 32 / 128 / 512.
-  expect_kernel_up_to_edge(regular(SPARSETC_VALUE_F16, 512, 32, 40), [](SpmmFeatures& g) { mean_row(g, 33); },
+  // f16: up to 8 / 8 / 256 entries at N = 32 / 128 / 512.
+  expect_kernel_up_to_edge(regular(SPARSETC_VALUE_F16, 512, 256, 300), [](SpmmFeatures& g) { mean_row(g, 257); },
                            "f16, N = 512");
-  expect_kernel_up_to_edge(regular(SPARSETC_VALUE_F16, 128, 4, 6), [](SpmmFeatures& g) { mean_row(g, 4.5); },
+  expect_kernel_up_to_edge(regular(SPARSETC_VALUE_F16, 128, 8, 10), [](SpmmFeatures& g) { mean_row(g, 8.5); },
                            "f16, N = 128");
 }
 
 TEST(SpmmSelect, NBucketEdges) {
-  // f32 with rows of 6: kernel in bucket 8 (mean <= 8), cuSPARSE in bucket 32 (mean <= 4).
-  EXPECT_EQ(select_spmm(regular(SPARSETC_VALUE_F32, 16, 6, 10)).path, SpmmPath::Csr);
-  SpmmChoice c = select_spmm(regular(SPARSETC_VALUE_F32, 17, 6, 10));
+  // f32 with rows of 10: kernel in bucket 8 (mean <= 256), cuSPARSE in bucket 32 (mean <= 8).
+  EXPECT_EQ(select_spmm(regular(SPARSETC_VALUE_F32, 16, 10, 12)).path, SpmmPath::Csr);
+  SpmmChoice c = select_spmm(regular(SPARSETC_VALUE_F32, 17, 10, 12));
   EXPECT_EQ(c.path, SpmmPath::Cusparse);
   EXPECT_TRUE(says(c, "N 17 (bucket 32)")) << c.reason;
-  EXPECT_EQ(select_spmm(regular(SPARSETC_VALUE_F32, 1, 6, 10)).path, SpmmPath::Csr);
+  EXPECT_EQ(select_spmm(regular(SPARSETC_VALUE_F32, 1, 10, 12)).path, SpmmPath::Csr);
 }
 
 TEST(SpmmSelect, DcsrWhenManyRowsAreEmpty) {
@@ -171,10 +177,10 @@ TEST(SpmmSelect, CusparseAlgorithmBySkewAndN) {
   EXPECT_EQ(c.path, SpmmPath::Cusparse);
   EXPECT_EQ(c.cusparse_algorithm, CusparseCsrAlgorithm::Alg2);
   EXPECT_TRUE(says(c, "ALG3 collapses on skewed rows")) << c.reason;
-  // f32: from 1000; ALG3 up to N = 256 below it, ALG2 beyond whatever the rows.
-  f = regular(SPARSETC_VALUE_F32, 32, 50, 999);
+  // f32: from 700; ALG3 up to N = 256 below it, ALG2 beyond whatever the rows.
+  f = regular(SPARSETC_VALUE_F32, 32, 50, 699);
   EXPECT_EQ(select_cusparse_algorithm(f), CusparseCsrAlgorithm::Alg3);
-  f.row_length_max = 1000;
+  f.row_length_max = 700;
   EXPECT_EQ(select_cusparse_algorithm(f), CusparseCsrAlgorithm::Alg2);
   f = regular(SPARSETC_VALUE_F32, 128, 40, 60);
   c = select_spmm(f);

@@ -79,17 +79,29 @@ struct CoreRows {
   const void* values = nullptr;      // nnz
 };
 
-// Plan-time choices of make_row_schedule; the defaults decide from A's shape and N.
+// Plan-time choices of make_row_schedule; the defaults decide from A's shape and N (row_rule).
 struct RowScheduleOptions {
   int short_rows = -1;          // -1: choose; 0: groups (lanes across one row's entries); 1: streams
-  int lanes_k_log = -1;         // groups: log2 of the lanes across a row's entries (-1: choose)
-  int64_t rows_per_stream = 0;  // streams: rows each stream owns (0: choose)
+  int lanes_k_log = -1;         // groups: log2 of the lanes across a row's entries (-1: from lane_entries)
+  int64_t rows_per_stream = 0;  // streams: rows each stream owns (0: from stream_entries)
   int lane_columns = 0;         // f32, f16, bf16: columns per lane, 4 or 8 (0: choose from N); f64: 2
+  int64_t stream_entries = 0;   // streams: entries a stream aims at (0: the rule's)
+  int64_t lane_entries = 0;     // groups: entries a lane aims at on a row of mean length (0: the rule's)
 };
 
+// The default short-row schedule for a width N (measured on the H200, docs/performance.md): rows
+// averaging at least group_from_mean entries go to groups whose lanes take about lane_entries of a
+// row each, shorter ones to streams of about stream_entries entries.
+struct RowRule {
+  double group_from_mean = 0;
+  int64_t stream_entries = 0;
+  int64_t lane_entries = 0;
+};
+RowRule row_rule(CorePrecision precision, int64_t n);
+
 // Columns per lane of the C-stationary kernel: `requested` (4 or 8; f64 only 2), or 0 to choose:
-// f64 2; f16/bf16 8 from N = 32 on (16-byte loads), f32 8 from N = 256 on (two 16-byte loads),
-// else 4 (narrow N: more lanes per row).
+// f64 2; f32, f16 and bf16 8 from N = 32 on (16-byte loads of half precision, two of fp32), else 4
+// (narrow N: more lanes per row).
 int row_lane_columns(CorePrecision precision, int64_t n, int requested = 0);
 
 // The work decomposition for one A and one N, built once (a plan keeps it).

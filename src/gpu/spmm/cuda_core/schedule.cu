@@ -19,7 +19,6 @@ constexpr int64_t kStepsPerWarp = 8;         // steps of kUnroll entries a row t
 constexpr int64_t kMaxStepsPerRowWarp = 64;  // most steps a row may take in a warp of its own
 constexpr int64_t kUnrollEntries = 4;  // cudacore::kUnroll (kept free of the device header)
 constexpr int64_t kCtaWarps = 8;
-constexpr int64_t kStreamEntries = 96;       // entries (about 24 steps) a stream of short rows aims at
 constexpr int64_t kResidentWarps = 132 * 32;  // warps of the row kernel resident on an H100/H200
 
 int log2_of(int64_t power_of_two) {
@@ -28,12 +27,12 @@ int log2_of(int64_t power_of_two) {
   return log;
 }
 
-// Lanes across a row's entries: enough that each takes about one step of kUnroll entries on an
-// average row, as many as the warp has beside the column lanes.
-int lanes_k_log_for(double mean_entries, int lanes_n_log) {
+// Lanes across a row's entries: enough that each takes about lane_entries of an average row, as
+// many as the warp has beside the column lanes.
+int lanes_k_log_for(double mean_entries, int lanes_n_log, int64_t lane_entries = kUnrollEntries) {
   const int max_log = 5 - lanes_n_log;
   int log = 0;
-  while (log < max_log && double(int64_t(kUnrollEntries) << log) < mean_entries) ++log;
+  while (log < max_log && double(lane_entries << log) < mean_entries) ++log;
   return log;
 }
 
@@ -132,6 +131,18 @@ CoreColumnTiling core_column_tiling(CorePrecision precision, int64_t n, int vec)
   return t;
 }
 
+// Fitted by bench/scripts/fit_row_rule.py on a schedule sweep of 15 real matrices in f32 and f16,
+// validated on 15 others (H200, session 32; docs/performance.md, "The C-stationary kernel's
+// schedule"). Streams win only where rows average 2-3 entries (road networks) at narrow B; at wide
+// B longer streams amortise each stream's start over more bytes.
+RowRule row_rule(CorePrecision precision, int64_t n) {
+  (void)precision;  // one rule for every precision: f32 and f16 were fitted together
+  if (n <= 16) return RowRule{3, 4, 8};
+  if (n <= 64) return RowRule{3, 4, 32};
+  if (n <= 256) return RowRule{10, 16, 32};
+  return RowRule{16, 32, 16};
+}
+
 int row_lane_columns(CorePrecision precision, int64_t n, int requested) {
   if (precision == CorePrecision::f64) {
     require(requested == 0 || requested == 2, SPARSETC_STATUS_INVALID_VALUE, "CUDA-core SpMM: ", requested,
@@ -141,13 +152,11 @@ int row_lane_columns(CorePrecision precision, int64_t n, int requested) {
   require(requested == 0 || requested == 4 || requested == 8, SPARSETC_STATUS_INVALID_VALUE, "CUDA-core SpMM: ",
           requested, " columns per lane (4 or 8)");
   if (requested > 0) return requested;
-  // Eight columns per lane do twice the multiplies per entry's index and address work, at 3 CTAs
-  // per SM instead of 4. Measured on the H200 (20 real matrices, L2 evicted): half precision gains
-  // from N = 32 on (geomean 1.03x, 1.12x, 1.27x four columns at N = 32, 128, 512; packed halves
-  // keep 16-byte loads in flight in 4 registers), fp32 (twice the registers per load) at N = 512
-  // (1.11x; at 128 1.06x but 0.86x on pds-50). Narrower N keeps four, so a row gets more lanes.
-  const int64_t wide_from = core_value_bytes(precision) == 2 ? 32 : 256;
-  return n >= wide_from ? 8 : 4;
+  // Eight columns per lane do twice the multiplies per entry's index and address work and keep
+  // twice the bytes in flight, at 3 CTAs per SM instead of 4. Measured on the H200 (30 real
+  // matrices, L2 evicted, session 32's schedule sweep): from N = 32 on they beat four in f32 and
+  // f16 alike; at N = 8 a row of four-column lanes is two lanes, eight would leave it one.
+  return n >= 32 ? 8 : 4;
 }
 
 RowSchedule make_row_schedule(const CoreRows& a, CorePrecision precision, int64_t n, const int64_t* csr_row_ptr,
@@ -155,20 +164,19 @@ RowSchedule make_row_schedule(const CoreRows& a, CorePrecision precision, int64_
   RowSchedule s;
   s.tiling = core_column_tiling(precision, n, row_lane_columns(precision, n, options.lane_columns));
   const double mean = a.units > 0 ? double(a.nnz) / double(a.units) : 0.0;
-  if (options.short_rows == 0) {
+  const RowRule rule = row_rule(precision, n);
+  const bool groups = options.short_rows == 0 || (options.short_rows < 0 && mean >= rule.group_from_mean);
+  if (groups) {
+    const int64_t lane_entries = options.lane_entries > 0 ? options.lane_entries : rule.lane_entries;
     s.lanes_k_log = options.lanes_k_log >= 0 ? std::min(options.lanes_k_log, 5 - s.tiling.lanes_n_log)
-                                              : lanes_k_log_for(mean, s.tiling.lanes_n_log);
+                                              : lanes_k_log_for(mean, s.tiling.lanes_n_log, lane_entries);
   } else {
-    // Streams: about kStreamEntries entries each, but enough streams to fill the GPU. (Rounding up
-    // to one wave of the warps resident beside the medium rows was tried on the H200: longer
-    // streams, slower on 12 of 20 real matrices, pds-50 at N = 32 by 25%.)
-    const int64_t streams_per_warp = int64_t(32) >> s.tiling.lanes_n_log;
-    const int64_t fill_streams =
-        std::max<int64_t>(1, kResidentWarps * streams_per_warp / std::max<int64_t>(s.tiling.tiles, 1));
-    const int64_t by_work = int64_t(std::llround(double(kStreamEntries) / std::max(mean, 1.0)));
-    const int64_t by_fill = a.units / fill_streams;
-    s.rows_per_stream = options.rows_per_stream > 0 ? options.rows_per_stream
-                                                    : std::clamp<int64_t>(std::min(by_work, by_fill), 1, 32);
+    // Short streams: each is a chain of dependent loads, and a wave more of warps costs less than
+    // a longer chain (streams sized to fill the device in one wave ran up to 1.3x slower).
+    const int64_t stream_entries = options.stream_entries > 0 ? options.stream_entries : rule.stream_entries;
+    s.rows_per_stream = options.rows_per_stream > 0
+                            ? options.rows_per_stream
+                            : std::clamp<int64_t>(std::llround(double(stream_entries) / std::max(mean, 1.0)), 1, 32);
   }
   // A row in a stream or group takes at most kStepsPerWarp steps; longer ones get a warp or more.
   s.row_limit = (kUnrollEntries * kStepsPerWarp) << s.lanes_k_log;
