@@ -15,6 +15,11 @@ lane_entries L, shorter ones to streams of stream_entries E. T, E and L are foun
 on the training matrices (fit_spmm_selector.py's split by kind) maximising the geometric mean of
 (fastest schedule / chosen schedule), one rule for f32 and f16 together; the report gives that
 score and the geometric mean of (best cuSPARSE / chosen) on the training and held-out matrices.
+
+--paths FILE writes, for the library's current rule (LIBRARY below, row_rule's numbers), the
+chosen schedule's time as sparsetc_csr and sparsetc_dcsr (the DCSR kernel runs the same schedule;
+these matrices have few empty rows) beside cuSPARSE's times, in the benchmark's CSV columns:
+the input of fit_spmm_selector.py for AUTO's kernel rules (3-5).
 """
 
 import argparse
@@ -26,6 +31,9 @@ from collections import defaultdict
 from fit_spmm_selector import n_bucket, split
 
 GRID_T = [0, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 48, float("inf")]
+# row_rule in src/gpu/spmm/cuda_core/schedule.cu: N bucket -> (T, E, L).
+LIBRARY = {8: (3, 4, 8), 32: (3, 4, 32), 128: (10, 16, 32), 512: (16, 32, 16)}
+VENDOR_NAMES = ["csr_default", "csr_alg1", "csr_alg2", "csr_alg3"]
 
 
 def load_sweep(path):
@@ -38,9 +46,26 @@ def load_sweep(path):
         if not m or names is None:
             continue
         ours = dict(zip(names, (float(x) for x in m.group(4).split())))
-        vendor = [float(x) for x in m.group(5).split() if x != "nan"]
-        cases[(m.group(1), m.group(2), int(m.group(3)))] = (ours, min(vendor))
+        vendor = dict(zip(VENDOR_NAMES, (float(x) for x in m.group(5).split())))
+        cases[(m.group(1), m.group(2), int(m.group(3)))] = (ours, vendor)
     return cases
+
+
+def best_vendor(vendor):
+    return min(t for t in vendor.values() if t == t)
+
+
+def write_paths(cases, means, path):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["matrix", "n", "op", "variant", "value_type", "status", "median_ms"])
+        for (matrix, t, n), (ours, vendor) in sorted(cases.items()):
+            rt, re_, rl = LIBRARY[n_bucket(n)]
+            kernel = chosen(ours, means[matrix], rt, re_, rl)
+            rows = [("sparsetc_csr", kernel), ("sparsetc_dcsr", kernel)] + list(vendor.items())
+            for name, ms in rows:
+                if ms == ms:
+                    w.writerow([matrix, n, "spmm", f"{name}/{t}/row", t, "ok", ms])
 
 
 def load_features(path):
@@ -94,7 +119,7 @@ def report(cases, means, rules, train, held):
                     ours, vendor = cases[k]
                     got = chosen(ours, means[k[0]], rt, re_, rl)
                     of_best.append(min(ours.values()) / got)
-                    vs_cus.append(vendor / got)
+                    vs_cus.append(best_vendor(vendor) / got)
                 print(f"| {name} | {t} | {n} | {rt:g}, {re_}, {rl} | {geomean(of_best):.3f} | "
                       f"{geomean(vs_cus):.3f}x | {min(vs_cus):.2f}x |")
 
@@ -103,6 +128,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sweep", required=True, help="the benchmark's output")
     ap.add_argument("--features", default="bench/data/spmm_features.csv")
+    ap.add_argument("--paths", help="write the library rule's kernel times and cuSPARSE's as a paths CSV")
     args = ap.parse_args()
     cases = load_sweep(args.sweep)
     means, nnz = load_features(args.features)
@@ -116,8 +142,13 @@ def main():
         print(f"N bucket {bucket}: groups from a mean row of {t:g}, streams of {e} entries, lanes of {l} entries")
     print()
     report(cases, means, rules, train, held)
+    print("\nThe library's rule (row_rule):")
+    report(cases, means, LIBRARY, train, held)
     print("\nOn all matrices (the rule fitted on all of them):")
     report(cases, means, fit(cases, means, set(matrices)), set(matrices), set())
+    if args.paths:
+        write_paths(cases, means, args.paths)
+        print(f"\nwrote {args.paths}")
 
 
 if __name__ == "__main__":

@@ -173,9 +173,9 @@ enum sparsetc_spmm_alg_e {
   SPARSETC_SPMM_ALG_CPU = 1,        /* host engine (CPU backend or host operands) */
   SPARSETC_SPMM_ALG_CUSPARSE = 2,   /* the vendor library, for comparison and as a fallback */
   SPARSETC_SPMM_ALG_BCSR_TC = 3,    /* BCSR on tensor cores (mma.sync), 1-SA reordering when it pays */
-  SPARSETC_SPMM_ALG_CSR = 4,        /* (planned) CSR row-per-warp */
-  SPARSETC_SPMM_ALG_DCSR = 5,       /* (planned) doubly compressed rows */
-  SPARSETC_SPMM_ALG_TILED_DCSR = 6, /* (planned) B-stationary tiled DCSR */
+  SPARSETC_SPMM_ALG_CSR = 4,        /* CSR on CUDA cores: groups of lanes per row, warps or CTAs for long rows */
+  SPARSETC_SPMM_ALG_DCSR = 5,       /* the same over the non-empty rows only (doubly compressed rows) */
+  SPARSETC_SPMM_ALG_TILED_DCSR = 6, /* B-stationary tiled DCSR (atomics: not bitwise deterministic) */
   SPARSETC_SPMM_ALG_VBR_CUBLAS = 7, /* 1-SA variable blocks (VBR) through grouped cuBLAS GEMMs */
   SPARSETC_SPMM_ALG_MAX_ = 0x7FFFFFFF
 };
