@@ -131,10 +131,11 @@ CoreColumnTiling core_column_tiling(CorePrecision precision, int64_t n, int vec)
   return t;
 }
 
-// Fitted by bench/scripts/fit_row_rule.py on a schedule sweep of 15 real matrices in f32 and f16,
-// validated on 15 others (H200, session 32; docs/performance.md, "The C-stationary kernel's
-// schedule"). Streams win only where rows average 2-3 entries (road networks) at narrow B; at wide
-// B longer streams amortise each stream's start over more bytes.
+// Fitted by bench/scripts/fit_row_rule.py on a schedule sweep of 30 real matrices in f32 and f16
+// (H200, session 32): on half of them, and checked on the other half for two different splits
+// (docs/performance.md, "AUTO and the C-stationary kernel's schedule"). Streams win only where rows
+// average 2-3 entries (road networks) at narrow B; at wide B longer streams amortise each stream's
+// start over more bytes.
 RowRule row_rule(CorePrecision precision, int64_t n) {
   (void)precision;  // one rule for every precision: f32 and f16 were fitted together
   if (n <= 16) return RowRule{3, 4, 8};
