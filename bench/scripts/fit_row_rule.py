@@ -32,7 +32,7 @@ from fit_spmm_selector import n_bucket, split
 
 GRID_T = [0, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 48, float("inf")]
 # row_rule in src/gpu/spmm/cuda_core/schedule.cu: N bucket -> (T, E, L).
-LIBRARY = {8: (3, 4, 8), 32: (3, 4, 32), 128: (10, 16, 32), 512: (16, 32, 16)}
+LIBRARY = {8: (3, 4, 8), 32: (24, 8, 32), 128: (10, 16, 32), 512: (24, 32, 32)}
 VENDOR_NAMES = ["csr_default", "csr_alg1", "csr_alg2", "csr_alg3"]
 
 

@@ -164,7 +164,7 @@ def choose(p, t, n, f, fill, available):
     if t != "f32" and fill is not None and "tc" in available and fill >= p["tc_fill"][key]:
         return "tc", "tensor cores"
     kernel = "dcsr" if f["rows"] > 0 and f["empty_rows"] / f["rows"] >= p["dcsr_empty"] else "csr"
-    if f["ssf"] >= p["ssf"][key]:
+    if "tiled" in available and f["ssf"] >= p["ssf"][key]:  # untimed here (a kernel-only CSV): skipped
         return "tiled", "ssf"
     if f["row_length_max"] >= p["skew_rows"][key]:
         return kernel, "skewed rows"
@@ -376,7 +376,7 @@ def library_params(path):
     text = open(path).read()
     names = {"kTensorCoreFill": "tc_fill", "kTiledSsf": "ssf", "kSkewedRows": "skew_rows",
              "kKernelMeanRow": "kernel_mean"}
-    value = lambda v: INF if v.strip() == "kNever" else (-1.0 if v.strip() == "kNone" else float(v))
+    value = lambda v: INF if v.strip() in ("kNever", "kAlways") else (-1.0 if v.strip() == "kNone" else float(v))
     p = default_params()
     for cpp, name in names.items():
         m = re.search(cpp + r"\s*=\s*\{\{([^}]*)\},\s*\{([^}]*)\}\}", text)

@@ -35,13 +35,13 @@ constexpr Table kTiledSsf = {{kNever, kNever, kNever, 2000}, {kNever, kNever, kN
 //    (f16 lp_osa_60: 15.6 ms against 0.12 ms with ALG2) and ALG2 is slow at narrow B. At N = 8 rule
 //    4 takes every matrix.
 constexpr Table kSkewedRows = {{kNever, 500, 700, kNever}, {kNever, 500, 700, kNever}};
-// 4. Our kernel when the mean row is at most this long. Refitted in session 32 after the kernel's
-//    schedule rule (row_rule: groups of lanes on rows of 3+ entries, short streams below, eight
-//    columns per lane from N = 32) made it 1.1-1.2x faster: at N = 8 it beats cuSPARSE on every
-//    matrix (rail582's rows of 691 entries too), at N = 512 on all but rows of hundreds; at N = 32
-//    and 128 cuSPARSE's ALG3 keeps the regular rows of 10-70 entries (FEM, circuit) in f16 and from
-//    16 entries in f32.
-constexpr Table kKernelMeanRow = {{kAlways, 8, 16, 256}, {kAlways, 8, 8, 256}};
+// 4. Our kernel when the mean row is at most this long. Refitted in session 33 after the kernel's
+//    leaner inner loop (consecutive entries per lane, no per-entry branches, lane columns in
+//    16-byte pieces) made it another 1.05-1.15x faster: at N = 8 it beats cuSPARSE on every matrix
+//    (rail582's rows of 691 entries too); at N = 128 and 512 on all rows of up to a few hundred
+//    entries but ca-AstroPh's (f32 N = 128: 0.75x, left to the geometric mean); at N = 32 cuSPARSE's
+//    ALG3 keeps the regular f32 rows of 10-70 entries (FEM), and at f16 N = 128 rows from 32.
+constexpr Table kKernelMeanRow = {{kAlways, 8, 256, 256}, {kAlways, 256, 32, 256}};
 // 5. cuSPARSE: CSR_ALG2 when the longest row reaches this (per type class), else per N bucket.
 constexpr double kAlg3SkewedRows[2] = {700, 500};
 constexpr bool kAlg2ByN[2][4] = {{false, false, false, true}, {false, false, false, true}};

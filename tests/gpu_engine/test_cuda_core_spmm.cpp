@@ -253,8 +253,8 @@ TEST(CudaCoreSpmm, KernelsLayoutsPrecisions) {
     }
 }
 
-// Both ways of running short rows (streams of 1, 3, 16 rows; groups of 1 to 32 lanes per row), fp32
-// and fp64, through row_spmm directly.
+// Both ways of running short rows (streams of 1, 3, 16 rows or of about 12 entries; groups of 1 to
+// 32 lanes per row or of lanes taking about 16 entries), fp32 and fp64, through row_spmm directly.
 TEST(CudaCoreSpmm, ShortRowModes) {
   SKIP_WITHOUT_DEVICE();
   GpuHandle g;
@@ -266,6 +266,9 @@ TEST(CudaCoreSpmm, ShortRowModes) {
   std::vector<sd::RowScheduleOptions> modes;
   for (int64_t rows : {1, 3, 16}) modes.push_back({1, -1, rows});
   for (int lanes : {0, 1, 3, 5}) modes.push_back({0, lanes, 0});
+  // The rule's knobs: streams of about 12 entries, groups whose lanes take about 16 of a mean row.
+  modes.push_back({1, -1, 0, 0, 12, 0});
+  modes.push_back({0, -1, 0, 0, 0, 16});
   std::mt19937_64 rng(seed + 2);
   for (const Precision& p : {kF32, kF64})
     for (const sd::RowScheduleOptions& mode : modes)
@@ -292,7 +295,11 @@ TEST(CudaCoreSpmm, ShortRowModes) {
                                                      csr32.row_ptr.as<const int64_t>(), csr32.col_idx.as<const int32_t>(),
                                                      csr32.values.data()};
         sd::RowSchedule schedule = sd::make_row_schedule(rows, precision, n, nullptr, g.gpu(), mode);
-        EXPECT_EQ(schedule.rows_per_stream, mode.short_rows == 1 ? mode.rows_per_stream : 0);
+        if (mode.short_rows == 1 && mode.rows_per_stream == 0)
+          EXPECT_EQ(schedule.rows_per_stream,
+                    std::clamp<int64_t>(std::llround(12.0 / std::max(1.0, double(a.nnz()) / double(a.rows))), 1, 32));
+        else
+          EXPECT_EQ(schedule.rows_per_stream, mode.short_rows == 1 ? mode.rows_per_stream : 0);
         sd::DeviceBuffer workspace(std::max<size_t>(schedule.workspace_bytes, 16), g.gpu());
         sd::CoreDenseArgs args;
         args.n = n;

@@ -106,8 +106,8 @@ void longest_row(SpmmFeatures& f, int64_t n) { f.row_length_max = n; }
 void mean_row(SpmmFeatures& f, double mean) { f.row_length_mean = mean; }
 
 TEST(SpmmSelect, SkewedRowsGoToOurKernel) {
-  // f16, N = 32: the longest row from 500 (mean 100 keeps rule 4 out).
-  SpmmFeatures f = regular(SPARSETC_VALUE_F16, 32, 100, 500);
+  // f16, N = 32: the longest row from 500 (mean 300 keeps rule 4 out).
+  SpmmFeatures f = regular(SPARSETC_VALUE_F16, 32, 300, 500);
   SpmmChoice c = select_spmm(f);
   EXPECT_EQ(c.path, SpmmPath::Csr);
   EXPECT_TRUE(says(c, "rule 3 (skewed rows): longest row 500 >= 500")) << c.reason;
@@ -135,15 +135,17 @@ TEST(SpmmSelect, ShortRowsGoToOurKernel) {
   c = select_spmm(f);
   EXPECT_EQ(c.path, SpmmPath::Cusparse);
   EXPECT_TRUE(says(c, "rule 5 (cuSPARSE CSR_ALG3)")) << c.reason;
-  // f32: mean rows up to 16 at N = 128 and 256 at N = 512.
-  expect_kernel_up_to_edge(regular(SPARSETC_VALUE_F32, 128, 16, 30), [](SpmmFeatures& g) { mean_row(g, 16.5); },
+  // f32: mean rows up to 256 at N = 128 and 512.
+  expect_kernel_up_to_edge(regular(SPARSETC_VALUE_F32, 128, 256, 300), [](SpmmFeatures& g) { mean_row(g, 257); },
                            "f32, N = 128");
   expect_kernel_up_to_edge(regular(SPARSETC_VALUE_F32, 512, 256, 300), [](SpmmFeatures& g) { mean_row(g, 257); },
                            "f32, N = 512");
-  // f16: up to 8 / 8 / 256 entries at N = 32 / 128 / 512.
+  // f16: up to 256 / 32 / 256 entries at N = 32 / 128 / 512.
+  expect_kernel_up_to_edge(regular(SPARSETC_VALUE_F16, 32, 256, 300), [](SpmmFeatures& g) { mean_row(g, 257); },
+                           "f16, N = 32");
   expect_kernel_up_to_edge(regular(SPARSETC_VALUE_F16, 512, 256, 300), [](SpmmFeatures& g) { mean_row(g, 257); },
                            "f16, N = 512");
-  expect_kernel_up_to_edge(regular(SPARSETC_VALUE_F16, 128, 8, 10), [](SpmmFeatures& g) { mean_row(g, 8.5); },
+  expect_kernel_up_to_edge(regular(SPARSETC_VALUE_F16, 128, 32, 40), [](SpmmFeatures& g) { mean_row(g, 32.5); },
                            "f16, N = 128");
 }
 
@@ -170,7 +172,7 @@ TEST(SpmmSelect, DcsrWhenManyRowsAreEmpty) {
 
 TEST(SpmmSelect, CusparseAlgorithmBySkewAndN) {
   // f16 below N = 512: ALG3 unless the longest row reaches 500 (ALG3 collapses on skewed rows).
-  SpmmFeatures f = regular(SPARSETC_VALUE_F16, 128, 10, 499);
+  SpmmFeatures f = regular(SPARSETC_VALUE_F16, 128, 40, 499);
   EXPECT_EQ(select_spmm(f).cusparse_algorithm, CusparseCsrAlgorithm::Alg3);
   f.row_length_max = 500;
   SpmmChoice c = select_spmm(f);
@@ -182,7 +184,7 @@ TEST(SpmmSelect, CusparseAlgorithmBySkewAndN) {
   EXPECT_EQ(select_cusparse_algorithm(f), CusparseCsrAlgorithm::Alg3);
   f.row_length_max = 700;
   EXPECT_EQ(select_cusparse_algorithm(f), CusparseCsrAlgorithm::Alg2);
-  f = regular(SPARSETC_VALUE_F32, 128, 40, 60);
+  f = regular(SPARSETC_VALUE_F32, 128, 300, 310);
   c = select_spmm(f);
   EXPECT_EQ(c.path, SpmmPath::Cusparse);
   EXPECT_EQ(c.cusparse_algorithm, CusparseCsrAlgorithm::Alg3);

@@ -123,15 +123,6 @@ __device__ __forceinline__ void load_packet(Packet<T, V>& out, const T* p) {
   }
 }
 
-// `count` elements (stride elements apart) one by one; the rest of the packet reads as zero.
-template <typename T, int V>
-__device__ __forceinline__ void load_packet_strided(Packet<T, V>& out, const T* p, int64_t stride, int count) {
-  out.clear();
-#pragma unroll
-  for (int i = 0; i < V; ++i)
-    if (i < count) out.set_bits(i, p + i * stride);
-}
-
 // One element of read-only data.
 template <typename T>
 __device__ __forceinline__ auto load_one(const T* p) {

@@ -16,8 +16,12 @@
 //  4. DCSR only: the empty rows, where C = beta * C.
 // Column tiles are the inner order (the warps of a row's tiles run together), or the outer one when
 // B is too large for L2 (tile_major). In a group or warp, lane (k-slice ks, column lane ln) takes
-// entries ks, ks + lanes_k, ... of the row (U of them in flight, the next U loaded meanwhile) and
-// columns c0 .. c0 + V of the tile; the k-slices are summed with shuffles in a fixed order.
+// U consecutive entries of every lanes_k * U of the row (the next U loaded while this batch's rows
+// of B arrive; only the last batch checks the row's end) and the V columns of LaneColumns (pieces
+// of 16 bytes of B, the tile's lanes side by side in each); the k-slices are summed with shuffles
+// in a fixed order. Measured (ncu, H200, session 33), the kernel is issue-bound where B's rows hit
+// in L1 and L2 (IPC 2.2-2.5, L1 hit rate 60-85%): this loop takes 27 instructions per entry in f32
+// with 8 columns per lane (SASS), 34 before.
 // B's elements stay packed as loaded (Packet) until the multiply: half-precision lanes hold their
 // loads in flight in half the registers, so f16/bf16 run 8 columns per lane (16-byte loads) at the
 // occupancy fp32 has with 8, and 4 columns (8-byte loads) at fp32's with 4.
@@ -64,6 +68,7 @@ struct RowParams {
   // dense: element (r, c) at X[r * x_rs + c * x_cs]
   const void* B = nullptr;
   int64_t b_rs = 0, b_cs = 0;
+  uint32_t b_row_bytes = 0;  // b_rs in bytes, for the vector path (row-major B, rows < 4 GB)
   void* C = nullptr;
   int64_t c_rs = 0, c_cs = 0;
   bool c_vec = false;
@@ -76,6 +81,36 @@ __device__ __forceinline__ Acc madd(Acc a, Acc b, Acc c) {
   else return fma(a, b, c);
 }
 
+// The columns of B and C a lane owns: V columns in kPieces pieces of kPiece consecutive columns
+// (16 bytes of B, or all V when they take less), piece j at c0 + j * stride where stride is
+// kPiece << lanes_n_log. The lanes of a tile read one piece of a row of B side by side, so each
+// load instruction takes whole 32-byte sectors (a lane's 32 bytes in one place would take half of
+// every sector per instruction, twice the L1 wavefronts).
+template <typename Store, int V>
+struct LaneColumns {
+  static constexpr int kPiece = int(V * sizeof(Store)) > 16 ? int(16 / sizeof(Store)) : V;
+  static constexpr int kPieces = V / kPiece;
+  int64_t c0 = 0;  // first column of piece 0
+  int64_t n = 0;   // columns of C
+  int stride = 0;  // columns from one piece to the next
+
+  __device__ __forceinline__ LaneColumns(int64_t tile, int ln, int ln_log, int64_t columns) {
+    stride = kPiece << ln_log;
+    c0 = tile * (int64_t(V) << ln_log) + int64_t(ln) * kPiece;
+    n = columns;
+  }
+  // Columns of piece j inside C (0 .. kPiece).
+  __device__ __forceinline__ int count(int j) const {
+    const int64_t first = c0 + int64_t(j) * stride;
+    return first < n ? int(min(int64_t(kPiece), n - first)) : 0;
+  }
+  __device__ __forceinline__ bool any() const { return c0 < n; }
+  // Every column inside C (the last piece is the rightmost).
+  __device__ __forceinline__ bool full() const { return c0 + int64_t(kPieces - 1) * stride + kPiece <= n; }
+  // Offset of element i (piece i / kPiece) from column c0.
+  __device__ __forceinline__ int offset(int i) const { return (i / kPiece) * stride + i % kPiece; }
+};
+
 // A batch of U entries of A held by one lane: columns (-1 past the end) and values.
 template <typename Acc, int U>
 struct Batch {
@@ -83,31 +118,63 @@ struct Batch {
   Acc a[U];
 };
 
-// Entries first, first + stride, ... (U of them) below end.
+// The first min(U, left) entries of cols and vals; the rest -1 and 0. Consecutive entries: one
+// base address and constant offsets.
 template <typename Store, typename Acc, int U>
-__device__ __forceinline__ void load_batch(Batch<Acc, U>& batch, const int32_t* col_idx, const Store* values,
-                                           int64_t first, int64_t end, int stride) {
+__device__ __forceinline__ void load_batch(Batch<Acc, U>& batch, const int32_t* cols, const Store* vals, int left) {
 #pragma unroll
   for (int u = 0; u < U; ++u) {
-    const int64_t e = first + int64_t(u) * stride;
-    const bool inside = e < end;
-    batch.col[u] = inside ? __ldg(col_idx + e) : -1;
-    batch.a[u] = inside ? load_one(values + e) : Acc(0);
+    const bool inside = u < left;
+    batch.col[u] = inside ? __ldg(cols + u) : -1;
+    batch.a[u] = inside ? load_one(vals + u) : Acc(0);
   }
 }
 
-// acc += batch's values times their rows of B (columns c0 .. c0 + count): all B loads first, kept
-// as loaded (Packet) and converted at the multiply.
-template <bool kVecB, int V, int U, typename Store, typename Acc>
+// The lane's columns of one row of B: kPieces vector loads from b_row (column c0 of the row) when
+// kVector (row-major B, aligned, every column inside C), else element by element, zero outside C.
+template <bool kVector, typename Store, int V>
+__device__ __forceinline__ void load_b_row(Packet<Store, V>& out, const Store* b_row, int64_t b_cs,
+                                           const LaneColumns<Store, V>& lc) {
+  using Cols = LaneColumns<Store, V>;
+  if constexpr (kVector) {
+    constexpr int kWords = Packet<Store, Cols::kPiece>::kWords;
+#pragma unroll
+    for (int j = 0; j < Cols::kPieces; ++j) {
+      Packet<Store, Cols::kPiece> piece;
+      load_packet(piece, b_row + j * lc.stride);
+#pragma unroll
+      for (int w = 0; w < kWords; ++w) out.w[j * kWords + w] = piece.w[w];
+    }
+  } else {
+    out.clear();
+#pragma unroll
+    for (int i = 0; i < V; ++i)
+      if (i % Cols::kPiece < lc.count(i / Cols::kPiece)) out.set_bits(i, b_row + lc.offset(i) * b_cs);
+  }
+}
+
+// Row `col` of B at column c0 (b_cols: column c0 of row 0). The vector path's row-major B has rows
+// of fewer than 2^32 bytes: one 32x32->64-bit multiply-add (the run function checks).
+template <bool kVector, typename Store, typename Acc>
+__device__ __forceinline__ const Store* b_row_of(const Store* b_cols, int32_t col,
+                                                 const RowParams<Acc>& p) {
+  if constexpr (kVector)
+    return reinterpret_cast<const Store*>(reinterpret_cast<const char*>(b_cols) +
+                                          uint64_t(uint32_t(col)) * uint64_t(p.b_row_bytes));
+  else return b_cols + int64_t(col) * p.b_rs;
+}
+
+// acc += batch's values times their rows of B: all B loads first, kept as loaded (Packet) and
+// converted at the multiply. kGuard: some entries may be past the end (col -1, value 0); their
+// rows read as zero (B's own rows could hold Inf or NaN).
+template <bool kVector, bool kGuard, int V, int U, typename Store, typename Acc>
 __device__ __forceinline__ void multiply_batch(Acc (&acc)[V], const Batch<Acc, U>& batch, const Store* b_cols,
-                                               int64_t b_rs, int64_t b_cs, int count) {
-  const bool vector = kVecB && count == V;
+                                               const RowParams<Acc>& p, const LaneColumns<Store, V>& lc) {
   Packet<Store, V> b[U];
 #pragma unroll
   for (int u = 0; u < U; ++u) {
-    const Store* b_row = b_cols + int64_t(batch.col[u] >= 0 ? batch.col[u] : 0) * b_rs;
-    if (batch.col[u] >= 0 && vector) load_packet(b[u], b_row);
-    else load_packet_strided(b[u], b_row, b_cs, batch.col[u] >= 0 ? count : 0);
+    if (!kGuard || batch.col[u] >= 0) load_b_row<kVector>(b[u], b_row_of<kVector>(b_cols, batch.col[u], p), p.b_cs, lc);
+    else b[u].clear();
   }
 #pragma unroll
   for (int u = 0; u < U; ++u)
@@ -115,24 +182,67 @@ __device__ __forceinline__ void multiply_batch(Acc (&acc)[V], const Batch<Acc, U
     for (int i = 0; i < V; ++i) acc[i] = madd(batch.a[u], b[u].at(i), acc[i]);
 }
 
-// acc += A[row, entries first, first + stride, ... < end] * B[those columns, c0 .. c0 + count).
-// Software-pipelined: the next batch of A is loaded before this batch's rows of B.
-template <CorePrecision P, bool kVecB, int U, int V>
+// acc += A[row, its entries in [first, end) of k-slice ks of lanes_k] * B[those rows, the lane's
+// columns]. Slice ks takes U consecutive entries of every lanes_k * U (the slices of a step read
+// lanes_k * U consecutive entries together, each lane's at one address plus constants).
+// Software-pipelined: the next batch of A is loaded before this batch's rows of B; only the last
+// batch checks for entries past the end.
+template <CorePrecision P, bool kVector, int U, int V>
 __device__ __forceinline__ void accumulate_row(typename Precision<P>::Acc (&acc)[V],
                                                const RowParams<typename Precision<P>::Acc>& p, int64_t first,
-                                               int64_t end, int stride, int64_t c0, int count) {
+                                               int64_t end, int ks, int lanes_k,
+                                               const LaneColumns<typename Precision<P>::Store, V>& lc) {
   using Store = typename Precision<P>::Store;
   using Acc = typename Precision<P>::Acc;
-  const Store* values = static_cast<const Store*>(p.values);
-  const Store* b_cols = static_cast<const Store*>(p.B) + c0 * p.b_cs;
-  const int64_t step = int64_t(stride) * U;
+  first += int64_t(ks) * U;
+  if (first >= end) return;
+  const Store* b_cols = static_cast<const Store*>(p.B) + lc.c0 * p.b_cs;
+  // A row's part here (a chunk of a long row at most) has fewer than 2^31 entries.
+  const int32_t* cols = p.col_idx + first;
+  const Store* vals = static_cast<const Store*>(p.values) + first;
+  int left = int(end - first);
+  const int step = lanes_k * U;
   Batch<Acc, U> batch;
-  load_batch(batch, p.col_idx, values, first, end, stride);
-  for (int64_t j = first; j < end; j += step) {
+  load_batch(batch, cols, vals, left);
+  while (true) {
+    cols += step;
+    vals += step;
+    const bool whole = left >= U;  // all U entries of this batch inside
+    left -= step;
     Batch<Acc, U> next;
-    load_batch(next, p.col_idx, values, j + step, end, stride);
-    multiply_batch<kVecB>(acc, batch, b_cols, p.b_rs, p.b_cs, count);
+    load_batch(next, cols, vals, left);
+    if (whole) {
+      multiply_batch<kVector, false>(acc, batch, b_cols, p, lc);
+      if (left <= 0) return;
+    } else {
+      multiply_batch<kVector, true>(acc, batch, b_cols, p, lc);
+      return;
+    }
     batch = next;
+  }
+}
+
+// As accumulate_row, with the vector loads when the lane may use them.
+template <CorePrecision P, bool kVecB, int U, int V>
+__device__ __forceinline__ void accumulate_lane(typename Precision<P>::Acc (&acc)[V],
+                                                const RowParams<typename Precision<P>::Acc>& p, int64_t first,
+                                                int64_t end, int ks, int lanes_k,
+                                                const LaneColumns<typename Precision<P>::Store, V>& lc) {
+  if (kVecB && lc.full()) accumulate_row<P, kVecB, U>(acc, p, first, end, ks, lanes_k, lc);
+  else accumulate_row<P, false, U>(acc, p, first, end, ks, lanes_k, lc);
+}
+
+// C = alpha * acc + beta * C at the lane's columns of one row (c_row points at column c0).
+template <int V, typename Store, typename Out, typename Acc>
+__device__ __forceinline__ void write_lane(Out* c_row, int64_t c_cs, bool vector, const LaneColumns<Store, V>& lc,
+                                           const Acc (&acc)[V], Acc alpha, Acc beta) {
+  using Cols = LaneColumns<Store, V>;
+#pragma unroll
+  for (int j = 0; j < Cols::kPieces; ++j) {
+    Acc piece[Cols::kPiece];
+#pragma unroll
+    for (int i = 0; i < Cols::kPiece; ++i) piece[i] = acc[j * Cols::kPiece + i];
+    write_c<Cols::kPiece>(c_row + int64_t(j * lc.stride) * c_cs, c_cs, lc.count(j), vector, piece, alpha, beta);
   }
 }
 
@@ -142,13 +252,14 @@ __device__ __forceinline__ void accumulate_row(typename Precision<P>::Acc (&acc)
 // their loads of A coalesce. The next step's A entries and the next unit's bounds (and row number)
 // are loaded before the current step's rows of B: about one memory latency per step is exposed.
 // Rows longer than row_limit are skipped (other warps own them); C is written as each row ends.
-template <CorePrecision P, bool kVecB, bool kDcsr, int U, typename Out, int V>
+template <CorePrecision P, bool kVector, bool kDcsr, int U, typename Out, int V>
 __device__ __forceinline__ void stream_rows(const RowParams<typename Precision<P>::Acc>& p, int64_t u,
-                                            int64_t u_end, int64_t stride, int64_t c0, int count, Out* C) {
+                                            int64_t u_end, int64_t stride,
+                                            const LaneColumns<typename Precision<P>::Store, V>& lc, Out* C) {
   using Store = typename Precision<P>::Store;
   using Acc = typename Precision<P>::Acc;
   const Store* values = static_cast<const Store*>(p.values);
-  const Store* b_cols = static_cast<const Store*>(p.B) + c0 * p.b_cs;
+  const Store* b_cols = static_cast<const Store*>(p.B) + lc.c0 * p.b_cs;
   // A DCSR's units name their rows (loaded a unit ahead); a CSR's units are the rows.
   auto row_of = [&](int64_t unit) { return kDcsr ? __ldg(p.row_idx + unit) : unit; };
   // The current step: unit u (C row `row`, entries up to re, owned or skipped), entries from e.
@@ -164,7 +275,7 @@ __device__ __forceinline__ void stream_rows(const RowParams<typename Precision<P
     next_row = row_of(u + stride);
   }
   Batch<Acc, U> batch;
-  load_batch(batch, p.col_idx, values, e, re, 1);
+  load_batch(batch, p.col_idx + e, values + e, int(min(re - e, int64_t(U))));
   Acc acc[V];
 #pragma unroll
   for (int i = 0; i < V; ++i) acc[i] = Acc(0);
@@ -187,11 +298,10 @@ __device__ __forceinline__ void stream_rows(const RowParams<typename Precision<P
       }
     }
     Batch<Acc, U> next;
-    load_batch(next, p.col_idx, values, ne, nu < u_end ? nre : ne, 1);
-    multiply_batch<kVecB>(acc, batch, b_cols, p.b_rs, p.b_cs, count);
+    load_batch(next, p.col_idx + ne, values + ne, nu < u_end ? int(min(nre - ne, int64_t(U))) : 0);
+    multiply_batch<kVector, true>(acc, batch, b_cols, p, lc);
     if (row_done) {
-      if (own && count > 0)
-        write_c<V>(C + (kDcsr ? row : u) * p.c_rs + c0 * p.c_cs, p.c_cs, count, p.c_vec, acc, p.alpha, p.beta);
+      if (own) write_lane(C + (kDcsr ? row : u) * p.c_rs + lc.c0 * p.c_cs, p.c_cs, p.c_vec, lc, acc, p.alpha, p.beta);
 #pragma unroll
       for (int i = 0; i < V; ++i) acc[i] = Acc(0);
       if (nu >= u_end) return;
@@ -218,6 +328,7 @@ constexpr int kRowMinCtas = P == CorePrecision::f64 || V == 8 ? 3 : 4;
 // V: columns per lane (the schedule's tiling.vec; 2, 4 or 8). U: entries per lane and step.
 template <CorePrecision P, int V, int U, typename Out, bool kVecB, bool kDcsr>
 __global__ void __launch_bounds__(kThreads, kRowMinCtas<P, V>) row_spmm_kernel(const RowParams<typename Precision<P>::Acc> p) {
+  using Store = typename Precision<P>::Store;
   using Acc = typename Precision<P>::Acc;
   __shared__ Acc warp_sums[kWarps][32 * V];
 
@@ -235,8 +346,7 @@ __global__ void __launch_bounds__(kThreads, kRowMinCtas<P, V>) row_spmm_kernel(c
     const int64_t chunks = p.long_ctas / p.tiles;
     const int64_t tile = p.tile_major ? int64_t(blockIdx.x) / chunks : int64_t(blockIdx.x) % p.tiles;
     const int64_t chunk = p.tile_major ? int64_t(blockIdx.x) % chunks : int64_t(blockIdx.x) / p.tiles;
-    const int64_t c0 = tile * span + int64_t(ln) * V;
-    const int count = c0 < p.n ? int(min(int64_t(V), p.n - c0)) : 0;
+    const LaneColumns<Store, V> lc(tile, ln, ln_log, p.n);
     const int64_t l = last_not_above(p.chunk_ptr, 0, p.long_rows, chunk);
     const int64_t unit = __ldg(p.long_unit + l);
     const int64_t first_chunk = __ldg(p.chunk_ptr + l), row_chunks = __ldg(p.chunk_ptr + l + 1) - first_chunk;
@@ -248,7 +358,7 @@ __global__ void __launch_bounds__(kThreads, kRowMinCtas<P, V>) row_spmm_kernel(c
     const int active = int(min(int64_t(kWarps), max(int64_t(1), (ce - cb + p.warp_share - 1) / p.warp_share)));
     const int64_t wb = cb + (ce - cb) * warp / active, we = cb + (ce - cb) * (warp + 1) / active;
     const int ks = lane >> ln_log;
-    if (count > 0 && warp < active) accumulate_row<P, kVecB, U>(acc, p, wb + ks, we, 32 >> ln_log, c0, count);
+    if (lc.any() && warp < active) accumulate_lane<P, kVecB, U>(acc, p, wb, we, ks, 32 >> ln_log, lc);
     reduce_slices(acc, ln_log, 5);
     if (ks == 0) {
 #pragma unroll
@@ -265,13 +375,13 @@ __global__ void __launch_bounds__(kThreads, kRowMinCtas<P, V>) row_spmm_kernel(c
       }
     }
     const int64_t row = kDcsr ? __ldg(p.row_idx + unit) : unit;
-    Out* c_row = C + row * p.c_rs + c0 * p.c_cs;
+    Out* c_row = C + row * p.c_rs + lc.c0 * p.c_cs;
     if (row_chunks == 1) {
-      if (ks == 0 && count > 0) write_c<V>(c_row, p.c_cs, count, p.c_vec, acc, p.alpha, p.beta);
+      if (ks == 0) write_lane(c_row, p.c_cs, p.c_vec, lc, acc, p.alpha, p.beta);
       return;
     }
     const int64_t first_partial = __ldg(p.partial_ptr + l);
-    if (ks == 0 && count > 0) {
+    if (ks == 0 && lc.any()) {
       Acc* mine = p.partials + ((first_partial + c) * p.tiles + tile) * span + int64_t(ln) * V;
 #pragma unroll
       for (int i = 0; i < V; ++i) __stcg(mine + i, acc[i]);
@@ -283,7 +393,7 @@ __global__ void __launch_bounds__(kThreads, kRowMinCtas<P, V>) row_spmm_kernel(c
     last = __shfl_sync(kFullMask, last, 0);
     if (!last) return;
     __threadfence();
-    if (ks == 0 && count > 0) {
+    if (ks == 0 && lc.any()) {
       Acc total[V];
 #pragma unroll
       for (int i = 0; i < V; ++i) total[i] = Acc(0);
@@ -292,7 +402,7 @@ __global__ void __launch_bounds__(kThreads, kRowMinCtas<P, V>) row_spmm_kernel(c
 #pragma unroll
         for (int i = 0; i < V; ++i) total[i] += __ldcg(part + i);
       }
-      write_c<V>(c_row, p.c_cs, count, p.c_vec, total, p.alpha, p.beta);
+      write_lane(c_row, p.c_cs, p.c_vec, lc, total, p.alpha, p.beta);
     }
     if (lane == 0) p.counters[l * p.tiles + tile] = 0;  // ready for the next multiply
     return;
@@ -302,19 +412,17 @@ __global__ void __launch_bounds__(kThreads, kRowMinCtas<P, V>) row_spmm_kernel(c
   if (g >= p.tiles * p.tile_warps) return;  // the last CTA's spare warps
   const int64_t tile = p.tile_major ? g / p.tile_warps : g % p.tiles;
   int64_t w = p.tile_major ? g % p.tile_warps : g / p.tiles;
-  const int64_t c0 = tile * span + int64_t(ln) * V;
-  const int count = c0 < p.n ? int(min(int64_t(V), p.n - c0)) : 0;
+  const LaneColumns<Store, V> lc(tile, ln, ln_log, p.n);
 
   if (w < p.medium_rows) {
     // 2. A medium row, one warp; warp-uniform branch.
     const int64_t unit = __ldg(p.medium_unit + w);
     const int ks = lane >> ln_log;
-    if (count > 0)
-      accumulate_row<P, kVecB, U>(acc, p, __ldg(p.row_ptr + unit) + ks, __ldg(p.row_ptr + unit + 1), 32 >> ln_log, c0,
-                               count);
+    if (lc.any())
+      accumulate_lane<P, kVecB, U>(acc, p, __ldg(p.row_ptr + unit), __ldg(p.row_ptr + unit + 1), ks, 32 >> ln_log, lc);
     reduce_slices(acc, ln_log, 5);
     const int64_t row = kDcsr ? __ldg(p.row_idx + unit) : unit;
-    if (ks == 0 && count > 0) write_c<V>(C + row * p.c_rs + c0 * p.c_cs, p.c_cs, count, p.c_vec, acc, p.alpha, p.beta);
+    if (ks == 0 && lc.any()) write_lane(C + row * p.c_rs + lc.c0 * p.c_cs, p.c_cs, p.c_vec, lc, acc, p.alpha, p.beta);
     return;
   }
   w -= p.medium_rows;
@@ -328,7 +436,10 @@ __global__ void __launch_bounds__(kThreads, kRowMinCtas<P, V>) row_spmm_kernel(c
       const int64_t streams = int64_t(1) << (5 - ln_log);
       const int64_t base = w * streams * p.rows_per_stream;
       const int64_t first = base + (lane >> ln_log), end = min(base + streams * p.rows_per_stream, p.units);
-      if (first < end) stream_rows<P, kVecB, kDcsr, U, Out, V>(p, first, end, streams, c0, count, C);
+      if (first < end && lc.any()) {
+        if (kVecB && lc.full()) stream_rows<P, kVecB, kDcsr, U, Out, V>(p, first, end, streams, lc, C);
+        else stream_rows<P, false, kDcsr, U, Out, V>(p, first, end, streams, lc, C);
+      }
       return;
     }
     // 3. Short rows, a group each.
@@ -340,11 +451,11 @@ __global__ void __launch_bounds__(kThreads, kRowMinCtas<P, V>) row_spmm_kernel(c
       end = __ldg(p.row_ptr + unit + 1);
       active = end - begin <= p.row_limit;
     }
-    if (active && count > 0) accumulate_row<P, kVecB, U>(acc, p, begin + ks, end, 1 << p.lanes_k_log, c0, count);
+    if (active && lc.any()) accumulate_lane<P, kVecB, U>(acc, p, begin, end, ks, 1 << p.lanes_k_log, lc);
     reduce_slices(acc, ln_log, group_log);
-    if (active && ks == 0 && count > 0) {
+    if (active && ks == 0 && lc.any()) {
       const int64_t row = kDcsr ? __ldg(p.row_idx + unit) : unit;
-      write_c<V>(C + row * p.c_rs + c0 * p.c_cs, p.c_cs, count, p.c_vec, acc, p.alpha, p.beta);
+      write_lane(C + row * p.c_rs + lc.c0 * p.c_cs, p.c_cs, p.c_vec, lc, acc, p.alpha, p.beta);
     }
     return;
   }
@@ -352,9 +463,9 @@ __global__ void __launch_bounds__(kThreads, kRowMinCtas<P, V>) row_spmm_kernel(c
 
   // 4. Empty rows of a DCSR: C = beta * C (alpha times an empty sum).
   const int64_t index = (w << (5 - group_log)) + group;
-  if (index < p.fill_rows && ks == 0 && count > 0) {
+  if (index < p.fill_rows && ks == 0 && lc.any()) {
     const int64_t row = __ldg(p.fill_row + index);
-    write_c<V>(C + row * p.c_rs + c0 * p.c_cs, p.c_cs, count, p.c_vec, acc, p.alpha, p.beta);
+    write_lane(C + row * p.c_rs + lc.c0 * p.c_cs, p.c_cs, p.c_vec, lc, acc, p.alpha, p.beta);
   }
 }
 
@@ -438,7 +549,9 @@ void run_row_spmm(const CoreRows& a, RowSchedule& s, const CoreDenseArgs& args, 
   // Vector loads of a lane's columns need B's rows aligned to the vector (16 bytes, or 8 for four
   // half-precision columns); C's the same for its element type.
   const int64_t b_vector = std::min<int64_t>(16, int64_t(t.vec) * int64_t(sizeof(Store)));
-  const bool vector_b = b_row && aligned_to(args.B, b_vector) && (args.ldb * int64_t(sizeof(Store))) % b_vector == 0;
+  const int64_t b_row_bytes = args.ldb * int64_t(sizeof(Store));
+  const bool vector_b = b_row && aligned_to(args.B, b_vector) && b_row_bytes % b_vector == 0 && b_row_bytes <= UINT32_MAX;
+  p.b_row_bytes = vector_b ? uint32_t(b_row_bytes) : 0;
   const int64_t c_bytes = core_value_bytes(P) == 2 && args.c_type != SPARSETC_VALUE_F32 ? 2 : int64_t(sizeof(Acc));
   const int64_t c_vector = std::min<int64_t>(16, int64_t(t.vec) * c_bytes);
   p.c_vec = c_row && aligned_to(args.C, c_vector) && (args.ldc * c_bytes) % c_vector == 0;

@@ -132,16 +132,18 @@ CoreColumnTiling core_column_tiling(CorePrecision precision, int64_t n, int vec)
 }
 
 // Fitted by bench/scripts/fit_row_rule.py on a schedule sweep of 30 real matrices in f32 and f16
-// (H200, session 32): on half of them, and checked on the other half for two different splits
-// (docs/performance.md, "AUTO and the C-stationary kernel's schedule"). Streams win only where rows
-// average 2-3 entries (road networks) at narrow B; at wide B longer streams amortise each stream's
-// start over more bytes.
+// (H200): on half of them, and checked on the other half (docs/performance.md, "AUTO and the
+// C-stationary kernel's schedule"). Session 32 fitted all four buckets; session 33 refitted them
+// after the leaner inner loop and took the two buckets where the new values were better on both
+// halves (N <= 64: groups from a mean of 24, streams of 8 entries; N > 256: groups from 24, lanes
+// of 32). Streams win where rows are short at narrow B; at wide B longer streams amortise each
+// stream's start over more bytes.
 RowRule row_rule(CorePrecision precision, int64_t n) {
   (void)precision;  // one rule for every precision: f32 and f16 were fitted together
   if (n <= 16) return RowRule{3, 4, 8};
-  if (n <= 64) return RowRule{3, 4, 32};
+  if (n <= 64) return RowRule{24, 8, 32};
   if (n <= 256) return RowRule{10, 16, 32};
-  return RowRule{16, 32, 16};
+  return RowRule{24, 32, 32};
 }
 
 int row_lane_columns(CorePrecision precision, int64_t n, int requested) {
