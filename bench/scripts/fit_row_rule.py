@@ -16,7 +16,7 @@ on the training matrices (fit_spmm_selector.py's split by kind) maximising the g
 (fastest schedule / chosen schedule), one rule for f32 and f16 together; the report gives that
 score and the geometric mean of (best cuSPARSE / chosen) on the training and held-out matrices.
 
---paths FILE writes, for the library's current rule (LIBRARY below, row_rule's numbers), the
+--paths FILE writes, for the library's current rule (read from row_rule in schedule.cu), the
 chosen schedule's time as sparsetc_csr and sparsetc_dcsr (the DCSR kernel runs the same schedule;
 these matrices have few empty rows) beside cuSPARSE's times, in the benchmark's CSV columns:
 the input of fit_spmm_selector.py for AUTO's kernel rules (3-5).
@@ -31,8 +31,18 @@ from collections import defaultdict
 from fit_spmm_selector import n_bucket, split
 
 GRID_T = [0, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 48, float("inf")]
-# row_rule in src/gpu/spmm/cuda_core/schedule.cu: N bucket -> (T, E, L).
-LIBRARY = {8: (3, 4, 8), 32: (24, 8, 32), 128: (10, 16, 32), 512: (24, 32, 32)}
+SCHEDULE_CU = "src/gpu/spmm/cuda_core/schedule.cu"
+
+
+def library_rule(path=SCHEDULE_CU):
+    """row_rule's numbers as the library has them: N bucket -> (T, E, L)."""
+    body = re.search(r"RowRule row_rule\([^)]*\) \{(.*?)\n\}", open(path).read(), re.S)
+    if not body:
+        raise SystemExit(f"{path}: no row_rule")
+    values = re.findall(r"return RowRule\{([\d.]+), (\d+), (\d+)\};", body.group(1))
+    if len(values) != 4:
+        raise SystemExit(f"{path}: row_rule has {len(values)} buckets, expected 4")
+    return {n: (float(t), int(e), int(l)) for n, (t, e, l) in zip((8, 32, 128, 512), values)}
 VENDOR_NAMES = ["csr_default", "csr_alg1", "csr_alg2", "csr_alg3"]
 
 
@@ -55,12 +65,12 @@ def best_vendor(vendor):
     return min(t for t in vendor.values() if t == t)
 
 
-def write_paths(cases, means, path):
+def write_paths(cases, means, path, library):
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["matrix", "n", "op", "variant", "value_type", "status", "median_ms"])
         for (matrix, t, n), (ours, vendor) in sorted(cases.items()):
-            rt, re_, rl = LIBRARY[n_bucket(n)]
+            rt, re_, rl = library[n_bucket(n)]
             kernel = chosen(ours, means[matrix], rt, re_, rl)
             rows = [("sparsetc_csr", kernel), ("sparsetc_dcsr", kernel)] + list(vendor.items())
             for name, ms in rows:
@@ -143,11 +153,11 @@ def main():
     print()
     report(cases, means, rules, train, held)
     print("\nThe library's rule (row_rule):")
-    report(cases, means, LIBRARY, train, held)
+    report(cases, means, library_rule(), train, held)
     print("\nOn all matrices (the rule fitted on all of them):")
     report(cases, means, fit(cases, means, set(matrices)), set(matrices), set())
     if args.paths:
-        write_paths(cases, means, args.paths)
+        write_paths(cases, means, args.paths, library_rule())
         print(f"\nwrote {args.paths}")
 
 
