@@ -5,7 +5,7 @@
 //    of lanes owns a tile of C's columns (a lane per 16 bytes of a row of B) and either a stream of
 //    consecutive short rows (the next entries prefetched while B's rows arrive) or one row with
 //    lanes across its entries (shuffle-reduced at the end). Rows too long for a group
-//    go to a whole warp, and very long rows to CTAs of 8 warps (reduced in shared memory; a row
+//    go to a whole warp, and very long rows to CTAs of 4 warps (reduced in shared memory; a row
 //    longer than one CTA's share is combined by the last of its CTAs, in a fixed order). One
 //    launch per multiply, and the result is deterministic: the same bits on every run.
 //  - B-stationary (tiled_spmm): A as tiled DCSR over vertical strips. A CTA holds the strip's tile

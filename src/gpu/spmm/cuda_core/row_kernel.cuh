@@ -2,8 +2,8 @@
 // row_spmm_<precision>.cu.
 //
 // One launch covers four kinds of work, in this order of the grid:
-//  1. long rows (more than warp_limit entries): a CTA per chunk of up to 8 * warp_limit entries and
-//     column tile; its warps (as many as get warp_share entries each, at most 8) split the chunk
+//  1. long rows (more than warp_limit entries): a CTA per chunk of up to kRowWarps * warp_limit entries and
+//     column tile; its warps (as many as get warp_share entries each, at most kRowWarps) split the chunk
 //     and sum their parts in shared memory in warp order; a row of several chunks stores each
 //     chunk's sum and the last CTA to finish (a counter per row and tile) adds them in chunk order,
 //     so the result does not depend on the schedule;
@@ -318,19 +318,26 @@ __device__ __forceinline__ void stream_rows(const RowParams<typename Precision<P
   }
 }
 
-// CTAs per SM the register budget must allow without spills: latency hiding needs warps. Four
+// The row kernel's CTAs: 4 warps, so the register budget can be set in steps of 4 warps per SM.
+// kCtaWarps in schedule.cu matches.
+constexpr int kRowWarps = 4;
+constexpr int kRowThreads = 32 * kRowWarps;
+
+// CTAs per SM the register budget must allow: latency hiding needs warps, spills cost more. Four
 // fp32 columns per lane (f32, or f16/bf16 whose packets keep two halves per register) fit 64
-// registers (4 CTAs); eight columns (their sums, and for f32 twice the packets) and f64 need 80
-// (3 CTAs; the DCSR and strided-B variants spill a few bytes there).
+// registers (8 CTAs, 32 warps). f32 with eight columns holds 8 sums and 32 registers of packets:
+// 96 registers (5 CTAs, 20 warps) and no spills, where 80 (24 warps) spilled 282 bytes and ran 3-5%
+// slower. f16/bf16 with eight columns and f64 keep 80 (6 CTAs, 24 warps): 20 warps made f16 5-7%
+// slower at N = 32-512 (H200, 30 matrices).
 template <CorePrecision P, int V>
-constexpr int kRowMinCtas = P == CorePrecision::f64 || V == 8 ? 3 : 4;
+constexpr int kRowMinCtas = P == CorePrecision::f32 && V == 8 ? 5 : P == CorePrecision::f64 || V == 8 ? 6 : 8;
 
 // V: columns per lane (the schedule's tiling.vec; 2, 4 or 8). U: entries per lane and step.
 template <CorePrecision P, int V, int U, typename Out, bool kVecB, bool kDcsr>
-__global__ void __launch_bounds__(kThreads, kRowMinCtas<P, V>) row_spmm_kernel(const RowParams<typename Precision<P>::Acc> p) {
+__global__ void __launch_bounds__(kRowThreads, kRowMinCtas<P, V>) row_spmm_kernel(const RowParams<typename Precision<P>::Acc> p) {
   using Store = typename Precision<P>::Store;
   using Acc = typename Precision<P>::Acc;
-  __shared__ Acc warp_sums[kWarps][32 * V];
+  __shared__ Acc warp_sums[kRowWarps][32 * V];
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int ln_log = p.lanes_n_log;
@@ -355,7 +362,7 @@ __global__ void __launch_bounds__(kThreads, kRowMinCtas<P, V>) row_spmm_kernel(c
     const int64_t cb = begin + length * c / row_chunks, ce = begin + length * (c + 1) / row_chunks;
     // Enough warps that each takes at least warp_share entries (a warp's chain of dependent
     // loads costs as much as many steps).
-    const int active = int(min(int64_t(kWarps), max(int64_t(1), (ce - cb + p.warp_share - 1) / p.warp_share)));
+    const int active = int(min(int64_t(kRowWarps), max(int64_t(1), (ce - cb + p.warp_share - 1) / p.warp_share)));
     const int64_t wb = cb + (ce - cb) * warp / active, we = cb + (ce - cb) * (warp + 1) / active;
     const int ks = lane >> ln_log;
     if (lc.any() && warp < active) accumulate_lane<P, kVecB, U>(acc, p, wb, we, ks, 32 >> ln_log, lc);
@@ -370,7 +377,7 @@ __global__ void __launch_bounds__(kThreads, kRowMinCtas<P, V>) row_spmm_kernel(c
 #pragma unroll
       for (int i = 0; i < V; ++i) {
         Acc sum = warp_sums[0][ln * V + i];
-        for (int w = 1; w < kWarps; ++w) sum += warp_sums[w][ln * V + i];
+        for (int w = 1; w < kRowWarps; ++w) sum += warp_sums[w][ln * V + i];
         acc[i] = sum;
       }
     }
@@ -408,7 +415,7 @@ __global__ void __launch_bounds__(kThreads, kRowMinCtas<P, V>) row_spmm_kernel(c
     return;
   }
 
-  const int64_t g = (int64_t(blockIdx.x) - p.long_ctas) * kWarps + warp;
+  const int64_t g = (int64_t(blockIdx.x) - p.long_ctas) * kRowWarps + warp;
   if (g >= p.tiles * p.tile_warps) return;  // the last CTA's spare warps
   const int64_t tile = p.tile_major ? g / p.tile_warps : g % p.tiles;
   int64_t w = p.tile_major ? g % p.tile_warps : g / p.tiles;
@@ -478,10 +485,10 @@ template <CorePrecision P, int V, int U, typename Out>
 void launch_row_kernel(const RowParams<typename Precision<P>::Acc>& p, bool vector_b, int64_t ctas,
                        cudaStream_t stream) {
   const bool dcsr = p.row_idx != nullptr;
-  if (vector_b && dcsr) row_spmm_kernel<P, V, U, Out, true, true><<<unsigned(ctas), kThreads, 0, stream>>>(p);
-  else if (vector_b) row_spmm_kernel<P, V, U, Out, true, false><<<unsigned(ctas), kThreads, 0, stream>>>(p);
-  else if (dcsr) row_spmm_kernel<P, V, U, Out, false, true><<<unsigned(ctas), kThreads, 0, stream>>>(p);
-  else row_spmm_kernel<P, V, U, Out, false, false><<<unsigned(ctas), kThreads, 0, stream>>>(p);
+  if (vector_b && dcsr) row_spmm_kernel<P, V, U, Out, true, true><<<unsigned(ctas), kRowThreads, 0, stream>>>(p);
+  else if (vector_b) row_spmm_kernel<P, V, U, Out, true, false><<<unsigned(ctas), kRowThreads, 0, stream>>>(p);
+  else if (dcsr) row_spmm_kernel<P, V, U, Out, false, true><<<unsigned(ctas), kRowThreads, 0, stream>>>(p);
+  else row_spmm_kernel<P, V, U, Out, false, false><<<unsigned(ctas), kRowThreads, 0, stream>>>(p);
   SPARSETC_CUDA_CHECK_LAUNCH();
 }
 
@@ -562,7 +569,7 @@ void run_row_spmm(const CoreRows& a, RowSchedule& s, const CoreDenseArgs& args, 
   // from memory about once (A, much smaller, is read once per tile).
   p.tile_major = t.tiles > 1 && double(a.cols) * double(args.n) * double(sizeof(Store)) > kTileMajorBytes;
   const int64_t warps = t.tiles * p.tile_warps;
-  const int64_t ctas = p.long_ctas + (warps + kWarps - 1) / kWarps;
+  const int64_t ctas = p.long_ctas + (warps + kRowWarps - 1) / kRowWarps;
   require(ctas <= 2147483647, SPARSETC_STATUS_SIZE_OVERFLOW, "CUDA-core SpMM: ", ctas, " CTAs exceed one launch");
   if (ctas == 0) return;
   if constexpr (P == CorePrecision::f32) launch_row_kernel<P, float>(p, t.vec, vector_b, ctas, stream);

@@ -18,7 +18,7 @@ namespace gc = gpuconv;
 constexpr int64_t kStepsPerWarp = 8;         // steps of kUnroll entries a row takes in a stream or group
 constexpr int64_t kMaxStepsPerRowWarp = 64;  // most steps a row may take in a warp of its own
 constexpr int64_t kUnrollEntries = 4;  // cudacore::kUnroll (kept free of the device header)
-constexpr int64_t kCtaWarps = 8;
+constexpr int64_t kCtaWarps = 4;  // cudacore::kRowWarps (kept free of the device header)
 constexpr int64_t kResidentWarps = 132 * 32;  // warps of the row kernel resident on an H100/H200
 
 int log2_of(int64_t power_of_two) {
@@ -156,7 +156,7 @@ int row_lane_columns(CorePrecision precision, int64_t n, int requested) {
           requested, " columns per lane (4 or 8)");
   if (requested > 0) return requested;
   // Eight columns per lane do twice the multiplies per entry's index and address work and keep
-  // twice the bytes in flight, at 3 CTAs per SM instead of 4. Measured on the H200 (30 real
+  // twice the bytes in flight, at 20-24 warps per SM instead of 32 (kRowMinCtas). Measured on the H200 (30 real
   // matrices, L2 evicted, session 32's schedule sweep): from N = 32 on they beat four in f32 and
   // f16 alike; at N = 8 a row of four-column lanes is two lanes, eight would leave it one.
   return n >= 32 ? 8 : 4;
