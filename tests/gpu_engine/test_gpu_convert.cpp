@@ -476,6 +476,55 @@ TEST_F(GpuConvertPoisoned, VbrEveryWay) {
   }
 }
 
+// The row permutation on poisoned allocations (also run under compute-sanitizer): 35 CTAs of its
+// scan (the look-back crosses windows of 32), a row spanning several tiles of the copy, empty rows;
+// and bad permutations whose lengths add up to more entries than there are (a long row repeated) or
+// fewer, reported like the host's while the copy stays within its buffers.
+TEST_F(GpuConvertPoisoned, PermutationsOverManyScanTiles) {
+  std::vector<int64_t> lengths(70001, 1);
+  for (size_t i = 0; i < lengths.size(); i += 7) lengths[i] = 0;
+  for (size_t i = 3; i < lengths.size(); i += 101) lengths[i] = 37;
+  const int64_t long_row = 40000;
+  lengths[size_t(long_row)] = 9000;  // about 4.4 tiles of the copy's 2048 steps
+  const CsrMatrix<double> A = rows_of(12000, lengths, sparsetc_test::fresh_seed());
+  std::vector<int64_t> perm(size_t(A.rows));
+  std::iota(perm.begin(), perm.end(), int64_t(0));
+  std::shuffle(perm.begin(), perm.end(), std::mt19937_64(sparsetc_test::fresh_seed()));
+  check_permute(A, perm, "shuffled", context());
+  check_permute(sd::cast_values<float>(A), perm, "shuffled (float)", context());
+  std::vector<int64_t> reversed(perm.size());
+  for (size_t i = 0; i < reversed.size(); ++i) reversed[i] = int64_t(reversed.size() - 1 - i);
+  check_permute(A, reversed, "reversed", context());
+
+  using Outcome = std::pair<int, std::string>;
+  auto status_of = [](const std::function<void()>& f) -> Outcome {
+    try {
+      f();
+    } catch (const sd::Error& e) {
+      return {int(e.status()), e.what()};
+    }
+    return {int(SPARSETC_STATUS_SUCCESS), std::string()};
+  };
+  const sd::DeviceCsr<double> d = sd::csr_to_device(A, context());
+  std::vector<std::pair<std::string, std::vector<int64_t>>> bad;
+  bad.push_back({"the long row repeated", perm});
+  for (size_t i = perm.size() / 2; i < perm.size(); i += 3) bad.back().second[i] = long_row;
+  bad.push_back({"an empty row repeated", perm});
+  bad.back().second[9] = 7;  // row 7 is empty
+  bad.back().second[perm.size() - 2] = 7;
+  bad.push_back({"out of range late", perm});
+  bad.back().second[perm.size() - 5] = A.rows;
+  bad.push_back({"negative", perm});
+  bad.back().second[4097] = -3;
+  for (const auto& [name, q] : bad) {
+    const Outcome host = status_of([&] { sd::permute_rows(A, q); });
+    const Outcome gpu = status_of([&] { sd::gpu_permute_rows(d.view(), q, context()); });
+    EXPECT_EQ(host.first, int(SPARSETC_STATUS_INVALID_VALUE)) << name;
+    EXPECT_EQ(gpu.first, host.first) << name;
+    EXPECT_EQ(gpu.second, host.second) << name;
+  }
+}
+
 TEST(GpuConvert, DefaultStreamWorksToo) {
   SKIP_WITHOUT_DEVICE();
   const GpuContext ctx{nullptr, nullptr};

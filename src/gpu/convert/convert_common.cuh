@@ -364,16 +364,26 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// The copy with its merge-path corners found beforehand: corners[t] = the segments consumed
+// before diagonal t * kGatherPath (the last one at segments + nnz), t in [0, tiles].
+template <typename V, typename SourceStart, typename OnSegment>
+void gather_segments_at(const int64_t* corners, const int64_t* out_ptr, int64_t segments, int64_t nnz,
+                        SourceStart source_start, OnSegment on_segment, const int32_t* col_idx, const V* values,
+                        int32_t* out_col, V* out_val, const GpuContext& context) {
+  if (segments <= 0) return;
+  gather_segments_kernel<V><<<ctas_for(segments + nnz, kGatherPath), kThreads, 0, context.stream>>>(
+      out_ptr, segments, nnz, corners, source_start, on_segment, col_idx, values, out_col, out_val);
+  SPARSETC_CUDA_CHECK_LAUNCH();
+}
+
 template <typename V, typename SourceStart, typename OnSegment>
 void gather_segments(const int64_t* out_ptr, int64_t segments, int64_t nnz, SourceStart source_start,
                      OnSegment on_segment, const int32_t* col_idx, const V* values, int32_t* out_col, V* out_val,
                      const GpuContext& context) {
   if (segments <= 0) return;
   const MergePathTiles tiles = merge_path_tiles(out_ptr, segments, nnz, kGatherPath, context);
-  gather_segments_kernel<V><<<ctas_for(segments + nnz, kGatherPath), kThreads, 0, context.stream>>>(
-      out_ptr, segments, nnz, tiles.corner.as<const int64_t>(), source_start, on_segment, col_idx, values, out_col,
-      out_val);
-  SPARSETC_CUDA_CHECK_LAUNCH();
+  gather_segments_at(tiles.corner.as<const int64_t>(), out_ptr, segments, nnz, source_start, on_segment, col_idx,
+                     values, out_col, out_val, context);
 }
 
 struct NoSegmentVisit {

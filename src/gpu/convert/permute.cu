@@ -1,33 +1,30 @@
 // Row permutation (gather) on the device: row i of the result is row permutation[i].
 //
-// The new offsets are an inclusive scan of the gathered row lengths (read through an iterator, no
-// lengths array), and one merge-path pass over the new structure copies every entry
-// (gather_segments, convert_common.cuh: rows are the segments, each starting at row_ptr[perm[i]]).
-// The check rides along in the same kernel: each row is visited by exactly one tile, which marks
-// its source row in a bitmap (atomicOr: a repeat finds its bit set) and records an out-of-range
-// position (atomicMax of its complement). One read-back at the end (one sync); only when a repeat
-// was seen do two more passes find the first repeated position, so the messages are the host's.
-// (Measured on an H200, 12-14M entries: one load in flight per thread and two checking passes
-// over the permutation reached 30-38% of the bandwidth floor; this scheme 47% on poisson3d27:80.)
+// Two kernels. The first takes 2048 positions of the permutation per CTA: it checks them (a bitmap
+// of the rows seen, atomicOr: a repeat finds its bit set; an out-of-range position by atomicMax of
+// its complement), reads each row's start and length, scans the lengths into the new offsets in
+// one pass (a block scan, then the sum of the CTAs before it by decoupled look-back,
+// lookback_scan.cuh), writes each row's source start, and writes the merge-path corners that fall
+// in its rows (a corner is a row whose end on the path crosses a multiple of the copy's tile). The
+// second copies every entry (gather_segments_at, convert_common.cuh: rows are the segments), reading
+// the starts and offsets in order. One read-back at the end (one sync); only when a repeat was seen
+// do two more passes find the first repeated position, so the messages are the host's.
+// (Measured on an H200, 12-14M entries: a CUB scan of the gathered lengths, a corner search kernel
+// and the check in the copy took 0.175-0.204 ms, 37-45% of the bandwidth floor; this scheme
+// 0.159-0.212 ms, the stencil faster, the others even. The scan kernel now takes 34-65 us under
+// ncu, growing with the rows: what to trace next, docs/performance.md.)
 #include <cstdint>
 #include <vector>
 
-#include <thrust/iterator/transform_iterator.h>
-
 #include "gpu/convert/convert_common.cuh"
 #include "gpu/convert/gpu_convert.hpp"
+#include "gpu/convert/lookback_scan.cuh"
 
 namespace sparsetc::detail {
 namespace gpuconv {
 namespace {
 
 using ull = unsigned long long;
-
-// Rows outside [0, rows) read row 0 (the result is thrown away then: the check fails).
-__device__ __forceinline__ int64_t valid_row(const int64_t* perm, int64_t i, int64_t rows) {
-  const int64_t p = perm[i];
-  return p >= 0 && p < rows ? p : 0;
-}
 
 // The exact first repeat, on the error path only: first[p] = the smallest i with perm[i] = p,
 // then bad[1] = the smallest i whose row appeared before.
@@ -52,43 +49,101 @@ struct FirstRepeat {
   }
 };
 
-struct RowLength {
+constexpr int kScanItems = 8;                                  // positions per thread
+constexpr int64_t kScanRows = int64_t(kThreads) * kScanItems;  // positions per CTA
+
+struct PermuteScanParams {
   const int64_t* perm;
   int64_t rows;
   const int64_t* row_ptr;
-  __device__ int64_t operator()(int64_t i) const {
-    const int64_t p = valid_row(perm, i, rows);
-    return row_ptr[p + 1] - row_ptr[p];
-  }
+  int64_t* new_ptr;   // rows + 1
+  int64_t* source;    // rows: where each new row starts in the input
+  int64_t* corners;   // path_tiles + 1 (gather_segments_at)
+  int64_t path_tiles;
+  int64_t path_end;   // rows + nnz: the merge path's length
+  uint32_t* seen;     // one bit per row, zeroed
+  ull* bad;           // bad[0] = ~(first position out of range), bad[1] = a repeat seen; zeroed
+  TilePrefixes prefixes;
 };
 
-// The check of one position: bad[0] = ~(the first position out of range), 0 for none (a max, so
-// that one zeroing starts it all); bad[1] = 1 once a row was seen twice (seen: one bit per row).
-__device__ __forceinline__ void check_position(const int64_t* perm, int64_t i, int64_t rows, uint32_t* seen,
-                                               ull* bad) {
-  const int64_t p = perm[i];
-  if (p < 0 || p >= rows) {
-    atomicMax(bad, ~ull(i));
-    return;
-  }
-  const uint32_t bit = 1u << (p & 31);
-  if (atomicOr(seen + (p >> 5), bit) & bit) bad[1] = 1;
+// corner[t] for diagonal d = min(t * kGatherPath, path_end), given the rows whose path end is at
+// most d. The bound below is the merge-path search's (merge_path_rows): it only acts where the
+// lengths add up to more than nnz (a bad permutation, whose result is thrown away), and keeps the
+// copy within its buffers there.
+__device__ __forceinline__ void set_corner(const PermuteScanParams& p, int64_t t, int64_t rows_before) {
+  const int64_t d = t < p.path_tiles ? t * kGatherPath : p.path_end;
+  const int64_t least = d - (p.path_end - p.rows);
+  p.corners[t] = rows_before > least ? rows_before : least;
 }
 
-// Row i of the result starts at input entry row_ptr[perm[i]].
-struct RowSource {
-  const int64_t* perm;
-  int64_t rows;
-  const int64_t* row_ptr;
-  __device__ int64_t operator()(int64_t i) const { return __ldg(row_ptr + valid_row(perm, i, rows)); }
-};
+// The corners of the copy's merge path that fall on row i: diagonals d in [lo, hi), where lo and
+// hi are the path positions before and after row i (hi = its end + i + 1). The path ends rise
+// strictly, so i rows end at or before exactly those diagonals; each corner is written once.
+__device__ __forceinline__ void write_corners(const PermuteScanParams& p, int64_t i, int64_t lo, int64_t hi) {
+  for (int64_t t = (lo + kGatherPath - 1) / kGatherPath; t < p.path_tiles && t * kGatherPath < hi; ++t)
+    set_corner(p, t, i);
+  if (lo <= p.path_end && p.path_end < hi) set_corner(p, p.path_tiles, i);
+  if (i == p.rows - 1 && hi <= p.path_end) {  // diagonals past the last row's end
+    for (int64_t t = (hi + kGatherPath - 1) / kGatherPath; t < p.path_tiles; ++t) set_corner(p, t, p.rows);
+    set_corner(p, p.path_tiles, p.rows);
+  }
+}
 
-struct CheckRow {
-  const int64_t* perm;
-  int64_t rows;
-  uint32_t* seen;
-  ull* bad;
-  __device__ void operator()(int64_t i) const { check_position(perm, i, rows, seen, bad); }
+__global__ void __launch_bounds__(kThreads) permute_scan_kernel(const PermuteScanParams p) {
+  using BlockScan = cubns::BlockScan<int64_t, kThreads>;
+  __shared__ typename BlockScan::TempStorage scan_storage;
+  __shared__ int64_t tile_prefix;
+  const int64_t first = int64_t(blockIdx.x) * kScanRows + int64_t(threadIdx.x) * kScanItems;
+  // Every load first, then every atomic, each batch in flight together: the kernel is a chain of
+  // dependent round trips (position, row bounds, bitmap), and only 2048 positions a CTA.
+  int64_t row[kScanItems], start[kScanItems], length[kScanItems];
+#pragma unroll
+  for (int u = 0; u < kScanItems; ++u) row[u] = first + u < p.rows ? __ldg(p.perm + first + u) : 0;
+#pragma unroll
+  for (int u = 0; u < kScanItems; ++u) {
+    // An out-of-range row reads nothing (length 0); the result is thrown away then.
+    const bool valid = first + u < p.rows && row[u] >= 0 && row[u] < p.rows;
+    start[u] = valid ? __ldg(p.row_ptr + row[u]) : 0;
+    length[u] = valid ? __ldg(p.row_ptr + row[u] + 1) - start[u] : 0;
+  }
+  uint32_t repeats = 0;
+#pragma unroll
+  for (int u = 0; u < kScanItems; ++u) {
+    if (first + u >= p.rows) break;
+    const int64_t r = row[u];
+    if (r < 0 || r >= p.rows) {
+      atomicMax(p.bad, ~ull(first + u));
+    } else {
+      const uint32_t bit = 1u << (r & 31);
+      repeats |= atomicOr(p.seen + (r >> 5), bit) & bit;
+    }
+  }
+  if (repeats) p.bad[1] = 1;
+  int64_t before[kScanItems];
+  int64_t sum;
+  BlockScan(scan_storage).ExclusiveSum(length, before, sum);
+  if (threadIdx.x < 32) {
+    const int64_t prefix = p.prefixes.exclusive_prefix(blockIdx.x, sum);
+    if (threadIdx.x == 0) tile_prefix = prefix;
+  }
+  __syncthreads();
+  if (blockIdx.x == 0 && threadIdx.x == 0) p.new_ptr[0] = 0;
+  const int64_t base = tile_prefix;
+#pragma unroll
+  for (int u = 0; u < kScanItems; ++u) {
+    const int64_t i = first + u;
+    if (i >= p.rows) break;
+    const int64_t row_start = base + before[u], row_end = row_start + length[u];
+    p.new_ptr[i + 1] = row_end;
+    p.source[i] = start[u];
+    write_corners(p, i, row_start + i, row_end + i + 1);
+  }
+}
+
+// Row i of the result starts at input entry source[i].
+struct SourceStart {
+  const int64_t* source;
+  __device__ int64_t operator()(int64_t i) const { return __ldg(source + i); }
 };
 
 }  // namespace
@@ -106,25 +161,36 @@ DeviceCsr<V> gpu_permute_rows(const DeviceCsrView<V>& csr, const int64_t* d_perm
   out.row_ptr = buffer_of<int64_t>(rows + 1, context);
   out.col_idx = buffer_of<int32_t>(csr.nnz, context);
   out.values = buffer_of<V>(csr.nnz, context);
-  // The check's state, zeroed at once: bad[0], ~(the first position out of range); bad[1], a
-  // repeat seen; then one bit per row.
-  const int64_t check_words = 2 + ((rows + 31) / 32 + 1) / 2;
-  DeviceBuffer check = buffer_of<ull>(check_words, context);
-  ull* bad = check.as<ull>();
-  uint32_t* seen = reinterpret_cast<uint32_t*>(bad + 2);
-  zero(bad, check_words, context.stream);
   int64_t* new_ptr = out.row_ptr.template as<int64_t>();
-  zero(new_ptr, 1, context.stream);
-  if (rows > 0) {
-    const auto lengths = thrustns::make_transform_iterator(thrustns::counting_iterator<int64_t>(0),
-                                                           RowLength{d_permutation, rows, csr.row_ptr});
-    run_cub("cub::DeviceScan::InclusiveSum", context, [&](void* temp, size_t& bytes) {
-      return cubns::DeviceScan::InclusiveSum(temp, bytes, lengths, new_ptr + 1, rows, context.stream);
-    });
-    // Every row is visited once, so this runs for empty matrices too (the check).
-    gather_segments(new_ptr, rows, csr.nnz, RowSource{d_permutation, rows, csr.row_ptr},
-                    CheckRow{d_permutation, rows, seen, bad}, csr.col_idx, csr.values,
-                    out.col_idx.template as<int32_t>(), out.values.template as<V>(), context);
+  // One temporary buffer. Zeroed at once: bad[0], ~(the first position out of range); bad[1], a
+  // repeat seen; one bit per row; one look-back word per scan tile. Then the copy's corners and
+  // each new row's source start.
+  const int64_t scan_tiles = (rows + kScanRows - 1) / kScanRows;
+  const int64_t path_tiles = (rows + csr.nnz + kGatherPath - 1) / kGatherPath;
+  const int64_t seen_words = ((rows + 31) / 32 + 1) / 2;
+  const int64_t zeroed = 2 + seen_words + scan_tiles;
+  DeviceBuffer temp = buffer_of<ull>(zeroed + (rows > 0 ? path_tiles + 1 + rows : 0), context);
+  ull* bad = temp.as<ull>();
+  zero(bad, zeroed, context.stream);
+  if (rows == 0) {
+    zero(new_ptr, 1, context.stream);
+  } else {
+    PermuteScanParams p;
+    p.perm = d_permutation;
+    p.rows = rows;
+    p.row_ptr = csr.row_ptr;
+    p.new_ptr = new_ptr;
+    p.corners = reinterpret_cast<int64_t*>(bad + zeroed);
+    p.source = p.corners + path_tiles + 1;
+    p.path_tiles = path_tiles;
+    p.path_end = rows + csr.nnz;
+    p.seen = reinterpret_cast<uint32_t*>(bad + 2);
+    p.bad = bad;
+    p.prefixes = TilePrefixes{bad + 2 + seen_words};
+    permute_scan_kernel<<<ctas_for(rows, kScanRows), kThreads, 0, context.stream>>>(p);
+    SPARSETC_CUDA_CHECK_LAUNCH();
+    gather_segments_at(p.corners, new_ptr, rows, csr.nnz, SourceStart{p.source}, NoSegmentVisit{}, csr.col_idx,
+                       csr.values, out.col_idx.template as<int32_t>(), out.values.template as<V>(), context);
   }
   ull found[2];
   copy_device_to_host(found, bad, sizeof found, context.stream);
