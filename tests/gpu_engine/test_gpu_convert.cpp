@@ -255,6 +255,17 @@ void check_vbr(const CsrMatrix<V>& A, const std::vector<int64_t>& groups, int64_
   EXPECT_SAME(values);
 }
 
+// A call's status and message: (SUCCESS, "") or what it threw.
+using Outcome = std::pair<int, std::string>;
+Outcome status_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const sd::Error& e) {
+    return {int(e.status()), e.what()};
+  }
+  return {int(SPARSETC_STATUS_SUCCESS), std::string()};
+}
+
 template <typename V>
 void check_permute(const CsrMatrix<V>& A, const std::vector<int64_t>& perm, const std::string& where,
                    const GpuContext& ctx) {
@@ -496,15 +507,6 @@ TEST_F(GpuConvertPoisoned, PermutationsOverManyScanTiles) {
   for (size_t i = 0; i < reversed.size(); ++i) reversed[i] = int64_t(reversed.size() - 1 - i);
   check_permute(A, reversed, "reversed", context());
 
-  using Outcome = std::pair<int, std::string>;
-  auto status_of = [](const std::function<void()>& f) -> Outcome {
-    try {
-      f();
-    } catch (const sd::Error& e) {
-      return {int(e.status()), e.what()};
-    }
-    return {int(SPARSETC_STATUS_SUCCESS), std::string()};
-  };
   const sd::DeviceCsr<double> d = sd::csr_to_device(A, context());
   std::vector<std::pair<std::string, std::vector<int64_t>>> bad;
   bad.push_back({"the long row repeated", perm});
@@ -540,15 +542,6 @@ TEST(GpuConvert, InvalidArgumentsAreReportedLikeTheHost) {
   const GpuContext ctx = s.context();
   const CsrMatrix<double> A = sd::generate_band(50, 2, 1);
   const sd::DeviceCsr<double> d = sd::csr_to_device(A, ctx);
-  using Outcome = std::pair<int, std::string>;
-  auto status_of = [](const std::function<void()>& f) -> Outcome {
-    try {
-      f();
-    } catch (const sd::Error& e) {
-      return {int(e.status()), e.what()};
-    }
-    return {int(SPARSETC_STATUS_SUCCESS), std::string()};
-  };
   // Permutations: out of range, repeated (the same messages as permute_rows).
   for (const std::vector<int64_t>& perm : {std::vector<int64_t>(50, 0), std::vector<int64_t>(49, 0)}) {
     std::vector<int64_t> p = perm;
