@@ -2,11 +2,11 @@
 // row_spmm_<precision>.cu.
 //
 // One launch covers four kinds of work, in this order of the grid:
-//  1. long rows (more than warp_limit entries): a CTA per chunk of up to kRowWarps * warp_limit entries and
-//     column tile; its warps (as many as get warp_share entries each, at most kRowWarps) split the chunk
-//     and sum their parts in shared memory in warp order; a row of several chunks stores each
-//     chunk's sum and the last CTA to finish (a counter per row and tile) adds them in chunk order,
-//     so the result does not depend on the schedule;
+//  1. long rows (more than warp_limit entries): a CTA per chunk of up to kRowWarps * warp_limit
+//     entries and column tile; its warps (as many as get warp_share entries each, at most
+//     kRowWarps) split the chunk and sum their parts in shared memory in warp order; a row of
+//     several chunks stores each chunk's sum and the last CTA to finish (a counter per row and
+//     tile) adds them in chunk order, so the result does not depend on the schedule;
 //  2. medium rows (row_limit < entries <= warp_limit): a warp each;
 //  3. short rows, in row order (rows of kinds 1 and 2 are skipped there), either as streams (a
 //     group of 2^lanes_n_log lanes walks rows_per_stream rows, the streams of a warp interleaved
