@@ -173,8 +173,10 @@ __device__ __forceinline__ void multiply_batch(Acc (&acc)[V], const Batch<Acc, U
   Packet<Store, V> b[U];
 #pragma unroll
   for (int u = 0; u < U; ++u) {
-    if (!kGuard || batch.col[u] >= 0) load_b_row<kVector>(b[u], b_row_of<kVector>(b_cols, batch.col[u], p), p.b_cs, lc);
-    else b[u].clear();
+    if (!kGuard || batch.col[u] >= 0)
+      load_b_row<kVector>(b[u], b_row_of<kVector>(b_cols, batch.col[u], p), p.b_cs, lc);
+    else
+      b[u].clear();
   }
 #pragma unroll
   for (int u = 0; u < U; ++u)
@@ -334,7 +336,8 @@ constexpr int kRowMinCtas = P == CorePrecision::f32 && V == 8 ? 5 : P == CorePre
 
 // V: columns per lane (the schedule's tiling.vec; 2, 4 or 8). U: entries per lane and step.
 template <CorePrecision P, int V, int U, typename Out, bool kVecB, bool kDcsr>
-__global__ void __launch_bounds__(kRowThreads, kRowMinCtas<P, V>) row_spmm_kernel(const RowParams<typename Precision<P>::Acc> p) {
+__global__ void __launch_bounds__(kRowThreads, kRowMinCtas<P, V>)
+    row_spmm_kernel(const RowParams<typename Precision<P>::Acc> p) {
   using Store = typename Precision<P>::Store;
   using Acc = typename Precision<P>::Acc;
   __shared__ Acc warp_sums[kRowWarps][32 * V];
@@ -557,7 +560,8 @@ void run_row_spmm(const CoreRows& a, RowSchedule& s, const CoreDenseArgs& args, 
   // half-precision columns); C's the same for its element type.
   const int64_t b_vector = std::min<int64_t>(16, int64_t(t.vec) * int64_t(sizeof(Store)));
   const int64_t b_row_bytes = args.ldb * int64_t(sizeof(Store));
-  const bool vector_b = b_row && aligned_to(args.B, b_vector) && b_row_bytes % b_vector == 0 && b_row_bytes <= UINT32_MAX;
+  const bool vector_b =
+      b_row && aligned_to(args.B, b_vector) && b_row_bytes % b_vector == 0 && b_row_bytes <= UINT32_MAX;
   p.b_row_bytes = vector_b ? uint32_t(b_row_bytes) : 0;
   const int64_t c_bytes = core_value_bytes(P) == 2 && args.c_type != SPARSETC_VALUE_F32 ? 2 : int64_t(sizeof(Acc));
   const int64_t c_vector = std::min<int64_t>(16, int64_t(t.vec) * c_bytes);

@@ -156,9 +156,9 @@ int row_lane_columns(CorePrecision precision, int64_t n, int requested) {
           requested, " columns per lane (4 or 8)");
   if (requested > 0) return requested;
   // Eight columns per lane do twice the multiplies per entry's index and address work and keep
-  // twice the bytes in flight, at 20-24 warps per SM instead of 32 (kRowMinCtas). Measured on the H200 (30 real
-  // matrices, L2 evicted, session 32's schedule sweep): from N = 32 on they beat four in f32 and
-  // f16 alike; at N = 8 a row of four-column lanes is two lanes, eight would leave it one.
+  // twice the bytes in flight, at 20-24 warps per SM instead of 32 (kRowMinCtas). Measured on the
+  // H200 (30 real matrices, L2 evicted, session 32's schedule sweep): from N = 32 on they beat four
+  // in f32 and f16 alike; at N = 8 a row of four-column lanes is two lanes, eight would leave it one.
   return n >= 32 ? 8 : 4;
 }
 
