@@ -20,8 +20,9 @@
 // of B arrive; only the last batch checks the row's end) and the V columns of LaneColumns (pieces
 // of 16 bytes of B, the tile's lanes side by side in each); the k-slices are summed with shuffles
 // in a fixed order. Measured (ncu, H200, session 33), the kernel is issue-bound where B's rows hit
-// in L1 and L2 (IPC 2.2-2.5, L1 hit rate 60-85%): this loop takes 27 instructions per entry in f32
-// with 8 columns per lane (SASS), 34 before.
+// in L1 and L2 (IPC 2.2-2.5, L1 hit rate 60-85%): this loop takes 25 instructions per entry in f32
+// with 8 columns per lane (SASS; 27 before the addresses were held in registers, 34 before that), the
+// streams' loop 40 (45).
 // B's elements stay packed as loaded (Packet) until the multiply: half-precision lanes hold their
 // loads in flight in half the registers, so f16/bf16 run 8 columns per lane (16-byte loads) at the
 // occupancy fp32 has with 8, and 4 columns (8-byte loads) at fp32's with 4.
@@ -119,9 +120,11 @@ struct Batch {
 };
 
 // The first min(U, left) entries of cols and vals; the rest -1 and 0. Consecutive entries: one
-// base address and constant offsets.
+// base address and constant offsets, held in registers (the empty asm keeps ptxas from rebuilding
+// the address from the kernel parameter under each entry's predicate: 16 instructions a step).
 template <typename Store, typename Acc, int U>
 __device__ __forceinline__ void load_batch(Batch<Acc, U>& batch, const int32_t* cols, const Store* vals, int left) {
+  asm("" : "+l"(cols), "+l"(vals));
 #pragma unroll
   for (int u = 0; u < U; ++u) {
     const bool inside = u < left;
@@ -158,10 +161,16 @@ __device__ __forceinline__ void load_b_row(Packet<Store, V>& out, const Store* b
 template <bool kVector, typename Store, typename Acc>
 __device__ __forceinline__ const Store* b_row_of(const Store* b_cols, int32_t col,
                                                  const RowParams<Acc>& p) {
-  if constexpr (kVector)
-    return reinterpret_cast<const Store*>(reinterpret_cast<const char*>(b_cols) +
-                                          uint64_t(uint32_t(col)) * uint64_t(p.b_row_bytes));
-  else return b_cols + int64_t(col) * p.b_rs;
+  if constexpr (kVector) {
+    // One mad.wide.u32 (C++'s 64-bit form costs ptxas a second add of a zero high word).
+    uint64_t address;
+    asm("mad.wide.u32 %0, %1, %2, %3;"
+        : "=l"(address)
+        : "r"(uint32_t(col)), "r"(p.b_row_bytes), "l"(reinterpret_cast<uint64_t>(b_cols)));
+    return reinterpret_cast<const Store*>(address);
+  } else {
+    return b_cols + int64_t(col) * p.b_rs;
+  }
 }
 
 // acc += batch's values times their rows of B: all B loads first, kept as loaded (Packet) and
