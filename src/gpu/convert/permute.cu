@@ -11,8 +11,8 @@
 // do two more passes find the first repeated position, so the messages are the host's.
 // (Measured on an H200, 12-14M entries: a CUB scan of the gathered lengths, a corner search kernel
 // and the check in the copy took 0.175-0.204 ms, 37-45% of the bandwidth floor; this scheme
-// 0.159-0.212 ms, the stencil faster, the others even. The scan kernel now takes 34-65 us under
-// ncu, growing with the rows: what to trace next, docs/performance.md.)
+// 0.157-0.196 ms, 40-50%. The scan kernel takes 42 us of it under ncu on 1M rows, 62 before its
+// loads and stores were coalesced: docs/performance.md.)
 #include <cstdint>
 #include <vector>
 
@@ -90,21 +90,31 @@ __device__ __forceinline__ void write_corners(const PermuteScanParams& p, int64_
 }
 
 __global__ void __launch_bounds__(kThreads) permute_scan_kernel(const PermuteScanParams p) {
+  // The permutation is read and the new offsets and starts written warp-striped (coalesced) and
+  // exchanged through shared memory into each thread's consecutive positions, which the scan needs:
+  // by thread, 8 consecutive 8-byte items made 77% of the kernel's sectors excess (ncu).
+  using BlockLoad = cubns::BlockLoad<int64_t, kThreads, kScanItems, cubns::BLOCK_LOAD_WARP_TRANSPOSE>;
+  using BlockStore = cubns::BlockStore<int64_t, kThreads, kScanItems, cubns::BLOCK_STORE_WARP_TRANSPOSE>;
   using BlockScan = cubns::BlockScan<int64_t, kThreads>;
-  __shared__ typename BlockScan::TempStorage scan_storage;
+  __shared__ union {
+    typename BlockLoad::TempStorage load;
+    typename BlockScan::TempStorage scan;
+    typename BlockStore::TempStorage store;
+  } temp;
   __shared__ int64_t tile_prefix;
-  const int64_t first = int64_t(blockIdx.x) * kScanRows + int64_t(threadIdx.x) * kScanItems;
+  const int64_t tile_first = int64_t(blockIdx.x) * kScanRows;
+  const int valid = int(min(kScanRows, p.rows - tile_first));
+  const int64_t first = tile_first + int64_t(threadIdx.x) * kScanItems;
   // Every load first, then every atomic, each batch in flight together: the kernel is a chain of
   // dependent round trips (position, row bounds, bitmap), and only 2048 positions a CTA.
   int64_t row[kScanItems], start[kScanItems], length[kScanItems];
-#pragma unroll
-  for (int u = 0; u < kScanItems; ++u) row[u] = first + u < p.rows ? __ldg(p.perm + first + u) : 0;
+  BlockLoad(temp.load).Load(p.perm + tile_first, row, valid, int64_t(0));
 #pragma unroll
   for (int u = 0; u < kScanItems; ++u) {
     // An out-of-range row reads nothing (length 0); the result is thrown away then.
-    const bool valid = first + u < p.rows && row[u] >= 0 && row[u] < p.rows;
-    start[u] = valid ? __ldg(p.row_ptr + row[u]) : 0;
-    length[u] = valid ? __ldg(p.row_ptr + row[u] + 1) - start[u] : 0;
+    const bool inside = first + u < p.rows && row[u] >= 0 && row[u] < p.rows;
+    start[u] = inside ? __ldg(p.row_ptr + row[u]) : 0;
+    length[u] = inside ? __ldg(p.row_ptr + row[u] + 1) - start[u] : 0;
   }
   uint32_t repeats = 0;
 #pragma unroll
@@ -119,25 +129,26 @@ __global__ void __launch_bounds__(kThreads) permute_scan_kernel(const PermuteSca
     }
   }
   if (repeats) p.bad[1] = 1;
-  int64_t before[kScanItems];
+  __syncthreads();  // temp.load is done with
+  int64_t end[kScanItems];  // exclusive sums first, then each new row's end
   int64_t sum;
-  BlockScan(scan_storage).ExclusiveSum(length, before, sum);
+  BlockScan(temp.scan).ExclusiveSum(length, end, sum);
   if (threadIdx.x < 32) {
     const int64_t prefix = p.prefixes.exclusive_prefix(blockIdx.x, sum);
     if (threadIdx.x == 0) tile_prefix = prefix;
   }
-  __syncthreads();
+  __syncthreads();  // tile_prefix is set; temp.scan is done with
   if (blockIdx.x == 0 && threadIdx.x == 0) p.new_ptr[0] = 0;
   const int64_t base = tile_prefix;
 #pragma unroll
   for (int u = 0; u < kScanItems; ++u) {
     const int64_t i = first + u;
-    if (i >= p.rows) break;
-    const int64_t row_start = base + before[u], row_end = row_start + length[u];
-    p.new_ptr[i + 1] = row_end;
-    p.source[i] = start[u];
-    write_corners(p, i, row_start + i, row_end + i + 1);
+    end[u] += base + length[u];
+    if (i < p.rows) write_corners(p, i, end[u] - length[u] + i, end[u] + i + 1);
   }
+  BlockStore(temp.store).Store(p.new_ptr + 1 + tile_first, end, valid);
+  __syncthreads();  // temp.store is reused
+  BlockStore(temp.store).Store(p.source + tile_first, start, valid);
 }
 
 // Row i of the result starts at input entry source[i].
