@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "gpu/convert/convert_common.cuh"
+#include "gpu/device_properties.hpp"
 #include "gpu/spmm/cuda_core/cuda_core_spmm.hpp"
 
 namespace sparsetc::detail {
@@ -19,7 +20,7 @@ constexpr int64_t kStepsPerWarp = 8;         // steps of kUnroll entries a row t
 constexpr int64_t kMaxStepsPerRowWarp = 64;  // most steps a row may take in a warp of its own
 constexpr int64_t kUnrollEntries = 4;  // cudacore::kUnroll (kept free of the device header)
 constexpr int64_t kCtaWarps = 4;  // cudacore::kRowWarps (kept free of the device header)
-constexpr int64_t kResidentWarps = 132 * 32;  // warps of the row kernel resident on an H100/H200
+constexpr int64_t kWarpsPerSm = 32;  // the scale warp_limit was fitted with (H200: 132 SMs of 32 warps)
 
 int log2_of(int64_t power_of_two) {
   int log = 0;
@@ -189,7 +190,8 @@ RowSchedule make_row_schedule(const CoreRows& a, CorePrecision precision, int64_
   const int64_t warp_lanes_k = int64_t(32) >> s.tiling.lanes_n_log;
   const double work_steps = double(a.nnz) * double(s.tiling.tiles) / double(kUnrollEntries * warp_lanes_k);
   const int64_t warp_steps =
-      std::clamp<int64_t>(int64_t(work_steps / double(kResidentWarps)), kStepsPerWarp, kMaxStepsPerRowWarp);
+      std::clamp<int64_t>(int64_t(work_steps / double(int64_t(current_device_sm_count()) * kWarpsPerSm)),
+                          kStepsPerWarp, kMaxStepsPerRowWarp);
   s.warp_limit = std::max(kUnrollEntries * warp_steps * warp_lanes_k, 2 * s.row_limit);
   const int64_t chunk_entries = kCtaWarps * s.warp_limit;
 
