@@ -23,6 +23,7 @@
 #include "gen/generators.hpp"
 #include "gpu/analysis/gpu_analysis.hpp"
 #include "gpu/device_memory.hpp"
+#include "engine_triplets.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -32,18 +33,7 @@ using sparsetc::detail::CsrMatrix;
 using sparsetc::detail::DeviceBuffer;
 using sparsetc::detail::DeviceCsrView;
 using sparsetc::detail::GpuContext;
-
-
-CsrMatrix<double> csr_of(const sparsetc_test::Triplets& t) {
-  const auto a = sparsetc_test::to_csr<int64_t, int64_t>(t);
-  CsrMatrix<double> m;
-  m.rows = t.rows;
-  m.cols = t.cols;
-  m.row_ptr = a.row_ptr;
-  m.col_idx = a.col;
-  m.values = a.val;
-  return m;
-}
+using sparsetc_test::csr_of;
 
 // A host CSR copied to the device (canonical view: int64 offsets, int32 indices).
 template <typename V>

@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "cpu/cpu_kernels.hpp"
+#include "engine_triplets.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -22,21 +23,7 @@ using sparsetc::detail::DenseView;
 using sparsetc::detail::Error;
 using sparsetc_test::Triplets;
 
-// Triplets as CSR with values rounded to V (the map is sorted by row, then column).
-template <typename V>
-CsrMatrix<V> csr_of(const Triplets& t) {
-  CsrMatrix<V> m;
-  m.rows = t.rows;
-  m.cols = t.cols;
-  m.row_ptr.assign(size_t(t.rows + 1), 0);
-  for (const auto& [rc, v] : t.entries) {
-    m.row_ptr[size_t(rc.first + 1)]++;
-    m.col_idx.push_back(rc.second);
-    m.values.push_back(V(v));
-  }
-  for (int64_t i = 0; i < t.rows; ++i) m.row_ptr[size_t(i + 1)] += m.row_ptr[size_t(i)];
-  return m;
-}
+using sparsetc_test::csr_of;
 
 // The triplets as the engine sees them (values rounded to V), optionally transposed or in |.|.
 template <typename V>

@@ -24,6 +24,7 @@
 
 #include "core/error.hpp"
 #include "io/matrix_market.hpp"
+#include "engine_triplets.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -109,19 +110,7 @@ void expect_error(F&& f, sparsetc_status_t status, const std::string& name, int6
   }
 }
 
-CsrMatrix<double> csr_of(const sparsetc_test::Triplets& t) {
-  CsrMatrix<double> m;
-  m.rows = t.rows;
-  m.cols = t.cols;
-  m.row_ptr.assign(size_t(t.rows + 1), 0);
-  for (const auto& [rc, v] : t.entries) {
-    m.row_ptr[size_t(rc.first + 1)]++;
-    m.col_idx.push_back(rc.second);
-    m.values.push_back(v);
-  }
-  for (int64_t i = 0; i < t.rows; ++i) m.row_ptr[size_t(i + 1)] += m.row_ptr[size_t(i)];
-  return m;
-}
+using sparsetc_test::csr_of;
 
 // The entries of a CSR matrix in row order: what the writer must produce and the reader return.
 std::vector<Entry> entries_of(const CsrMatrix<double>& m) {

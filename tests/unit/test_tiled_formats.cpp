@@ -26,6 +26,7 @@
 #include "core/error.hpp"
 #include "formats/convert.hpp"
 #include "formats/tiled.hpp"
+#include "engine_triplets.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -69,17 +70,7 @@ Triplets test_matrix(int64_t rows, int64_t cols, double density, uint64_t seed) 
   return t;
 }
 
-template <typename V>
-CsrMatrix<V> csr_of(const Triplets& t) {
-  const auto a = sparsetc_test::to_csr<int64_t, int64_t>(t);
-  CsrMatrix<V> m;
-  m.rows = t.rows;
-  m.cols = t.cols;
-  m.row_ptr = a.row_ptr;
-  m.col_idx = a.col;
-  for (double v : a.val) m.values.push_back(V(v));
-  return m;
-}
+using sparsetc_test::csr_of;
 
 // Bitwise equality of value arrays (distinguishes -0.0 from +0.0).
 template <typename V>
