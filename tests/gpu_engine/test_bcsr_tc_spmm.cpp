@@ -32,6 +32,7 @@
 #include "gpu/convert/gpu_convert.hpp"
 #include "gpu/device_memory.hpp"
 #include "gpu/spmm/bcsr_tc/bcsr_tc_spmm.hpp"
+#include "engine_triplets.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -170,15 +171,7 @@ CsrMatrix<double> rows_of(int64_t cols, const std::vector<int64_t>& lengths, uin
 }
 
 CsrMatrix<double> random_csr(int64_t rows, int64_t cols, double density, uint64_t seed) {
-  const auto t = sparsetc_test::random_triplets(rows, cols, density, seed, true);
-  const auto a = sparsetc_test::to_csr<int64_t, int64_t>(t);
-  CsrMatrix<double> m;
-  m.rows = rows;
-  m.cols = cols;
-  m.row_ptr = a.row_ptr;
-  m.col_idx = a.col;
-  m.values = a.val;
-  return m;
+  return sparsetc_test::csr_of(sparsetc_test::random_triplets(rows, cols, density, seed, true));
 }
 
 template <typename V>

@@ -35,6 +35,7 @@
 #include "gpu/convert/gpu_convert.hpp"
 #include "gpu/device_memory.hpp"
 #include "io/matrix_market.hpp"
+#include "engine_triplets.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -50,16 +51,7 @@ using sparsetc_test::same;
 
 // ---- matrices
 
-CsrMatrix<double> csr_of(const sparsetc_test::Triplets& t) {
-  const auto a = sparsetc_test::to_csr<int64_t, int64_t>(t);
-  CsrMatrix<double> m;
-  m.rows = t.rows;
-  m.cols = t.cols;
-  m.row_ptr = a.row_ptr;
-  m.col_idx = a.col;
-  m.values = a.val;
-  return m;
-}
+using sparsetc_test::csr_of;
 
 // rows x cols with the given entries per row (distinct random columns, some rows empty).
 CsrMatrix<double> rows_of(int64_t cols, const std::vector<int64_t>& lengths, uint64_t seed) {

@@ -30,6 +30,7 @@
 #include "gpu/allocators.hpp"
 #include "gpu/convert/gpu_convert.hpp"
 #include "gpu/device_memory.hpp"
+#include "engine_triplets.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -248,17 +249,8 @@ TEST(GpuConvertDirect, CsrCscTransposeEqualsTheGeneralPath) {
                      m.row_ptr.assign(6, 0);
                      return m;
                    }()});
-  cases.push_back({"random 97x1301", [&] {
-                     const auto t = sparsetc_test::random_triplets(97, 1301, 0.05, seed + 1);
-                     const auto a = sparsetc_test::to_csr<int64_t, int64_t>(t);
-                     CsrMatrix<double> m;
-                     m.rows = t.rows;
-                     m.cols = t.cols;
-                     m.row_ptr = a.row_ptr;
-                     m.col_idx = a.col;
-                     m.values = a.val;
-                     return m;
-                   }()});
+  cases.push_back(
+      {"random 97x1301", sparsetc_test::csr_of(sparsetc_test::random_triplets(97, 1301, 0.05, seed + 1))});
   cases.push_back({"rmat 12", sd::generate_rmat(12, 9, 0.57, 0.19, 0.19, seed + 2)});
   cases.push_back({"band 700001", sd::generate_band(700001, 1, seed + 3)});  // 2M entries, 20-bit indices
   for (const auto& [name, A] : cases) check_direct(A, name, s.stream);

@@ -15,6 +15,7 @@
 
 #include "core/error.hpp"
 #include "formats/convert.hpp"
+#include "engine_triplets.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -24,17 +25,7 @@ using sparsetc_test::fresh_seed;
 using sparsetc_test::random_triplets;
 using sparsetc_test::Triplets;
 
-template <typename V>
-CsrMatrix<V> expected_csr(const Triplets& t) {
-  const auto a = sparsetc_test::to_csr<int64_t, int64_t>(t);
-  CsrMatrix<V> m;
-  m.rows = t.rows;
-  m.cols = t.cols;
-  m.row_ptr = a.row_ptr;
-  m.col_idx = a.col;
-  for (double v : a.val) m.values.push_back(V(v));
-  return m;
-}
+using sparsetc_test::csr_of;  // the CSR a conversion must produce: the triplets' own, values rounded
 
 // Entries sorted by (column, row), built straight from the map.
 template <typename V>
@@ -138,7 +129,7 @@ TYPED_TEST(Convert, CooToCsrSorts) {
   for (const Triplets& t : test_matrices()) {
     SCOPED_TRACE(testing::Message() << t.rows << "x" << t.cols << " nnz " << t.entries.size());
     const CooMatrix<V> coo = shuffled_coo<V>(t, fresh_seed());
-    for (auto dup : {SPARSETC_DUPLICATES_ERROR, SPARSETC_DUPLICATES_SUM}) expect_same(coo_to_csr(coo, dup), expected_csr<V>(t));
+    for (auto dup : {SPARSETC_DUPLICATES_ERROR, SPARSETC_DUPLICATES_SUM}) expect_same(coo_to_csr(coo, dup), csr_of<V>(t));
   }
 }
 
@@ -166,7 +157,7 @@ TYPED_TEST(Convert, CooToCsrSumsDuplicatesInInputOrder) {
   const CsrMatrix<V> csr = coo_to_csr(coo, SPARSETC_DUPLICATES_SUM);
   Triplets t{30, 20, {}};
   for (const auto& [rc, v] : sum) t.entries[rc] = double(v);
-  expect_same(csr, expected_csr<V>(t));  // exact: the same additions in the same order
+  expect_same(csr, csr_of<V>(t));  // exact: the same additions in the same order
   EXPECT_THROW(coo_to_csr(coo, SPARSETC_DUPLICATES_ERROR), Error);
 }
 
@@ -210,7 +201,7 @@ TYPED_TEST(Convert, CsrToCooAndBack) {
   using V = TypeParam;
   for (const Triplets& t : test_matrices()) {
     SCOPED_TRACE(testing::Message() << t.rows << "x" << t.cols << " nnz " << t.entries.size());
-    const CsrMatrix<V> csr = expected_csr<V>(t);
+    const CsrMatrix<V> csr = csr_of<V>(t);
     const CooMatrix<V> coo = csr_to_coo(csr);
     ASSERT_EQ(coo.nnz(), int64_t(t.entries.size()));
     EXPECT_EQ(coo.rows, t.rows);
@@ -230,7 +221,7 @@ TYPED_TEST(Convert, CsrToCscAndBack) {
   using V = TypeParam;
   for (const Triplets& t : test_matrices()) {
     SCOPED_TRACE(testing::Message() << t.rows << "x" << t.cols << " nnz " << t.entries.size());
-    const CsrMatrix<V> csr = expected_csr<V>(t);
+    const CsrMatrix<V> csr = csr_of<V>(t);
     const CscMatrix<V> csc = csr_to_csc(csr);
     expect_same(csc, expected_csc<V>(t));
     expect_same(csc_to_csr(csc), csr);
@@ -242,9 +233,9 @@ TYPED_TEST(Convert, Transpose) {
   using V = TypeParam;
   for (const Triplets& t : test_matrices()) {
     SCOPED_TRACE(testing::Message() << t.rows << "x" << t.cols << " nnz " << t.entries.size());
-    const CsrMatrix<V> csr = expected_csr<V>(t);
+    const CsrMatrix<V> csr = csr_of<V>(t);
     const CsrMatrix<V> tr = transpose(csr);
-    expect_same(tr, expected_csr<V>(transposed(t)));
+    expect_same(tr, csr_of<V>(transposed(t)));
     expect_same(transpose(tr), csr);
   }
 }
@@ -253,7 +244,7 @@ TYPED_TEST(Convert, Dense) {
   using V = TypeParam;
   for (const Triplets& t : test_matrices()) {
     SCOPED_TRACE(testing::Message() << t.rows << "x" << t.cols << " nnz " << t.entries.size());
-    const CsrMatrix<V> csr = expected_csr<V>(t);
+    const CsrMatrix<V> csr = csr_of<V>(t);
     for (auto order : {SPARSETC_ORDER_ROW, SPARSETC_ORDER_COL}) {
       const DenseMatrix<V> dense = csr_to_dense(csr, order);
       ASSERT_EQ(dense.rows, t.rows);
@@ -268,10 +259,10 @@ TYPED_TEST(Convert, Dense) {
       Triplets nonzero{t.rows, t.cols, {}};
       for (const auto& [rc, v] : t.entries)
         if (v != 0) nonzero.entries[rc] = v;
-      expect_same(dense_to_csr(dense.view()), expected_csr<V>(nonzero));
+      expect_same(dense_to_csr(dense.view()), csr_of<V>(nonzero));
     }
   }
-  EXPECT_THROW(csr_to_dense(expected_csr<V>(Triplets{2, 2, {}}), 0), Error);
+  EXPECT_THROW(csr_to_dense(csr_of<V>(Triplets{2, 2, {}}), 0), Error);
 }
 
 TYPED_TEST(Convert, DenseWithPaddingNaNAndNegativeZero) {
@@ -302,8 +293,8 @@ TYPED_TEST(Convert, DenseWithPaddingNaNAndNegativeZero) {
 
 TEST(ConvertCast, AllCombinations) {
   const Triplets t = random_triplets(60, 40, 0.1, fresh_seed());
-  const CsrMatrix<double> d = expected_csr<double>(t);
-  const CsrMatrix<float> f = expected_csr<float>(t);
+  const CsrMatrix<double> d = csr_of<double>(t);
+  const CsrMatrix<float> f = csr_of<float>(t);
   expect_same(cast_values<double>(d), d);
   expect_same(cast_values<float>(f), f);
   expect_same(cast_values<float>(d), f);  // rounded to nearest, as float(v)
