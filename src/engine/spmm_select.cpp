@@ -39,8 +39,9 @@ constexpr Table kSkewedRows = {{kNever, 500, 700, kNever}, {kNever, 500, 700, kN
 //    leaner inner loop (consecutive entries per lane, no per-entry branches, lane columns in
 //    16-byte pieces) made it another 1.05-1.15x faster: at N = 8 it beats cuSPARSE on every matrix
 //    (rail582's rows of 691 entries too); at N = 128 and 512 on all rows of up to a few hundred
-//    entries but ca-AstroPh's (f32 N = 128: 0.75x, left to the geometric mean); at N = 32 cuSPARSE's
-//    ALG3 keeps the regular f32 rows of 10-70 entries (FEM), and at f16 N = 128 rows from 32.
+//    entries but ca-AstroPh's (f32 N = 128: 0.75x then, 0.84x in session 35; left to the geometric
+//    mean); at N = 32 cuSPARSE's ALG3 keeps the regular f32 rows of 10-70 entries (FEM), and at f16
+//    N = 128 rows from 32.
 constexpr Table kKernelMeanRow = {{kAlways, 8, 256, 256}, {kAlways, 256, 32, 256}};
 // 5. cuSPARSE: CSR_ALG2 when the longest row reaches this (per type class), else per N bucket.
 constexpr double kAlg3SkewedRows[2] = {700, 500};
