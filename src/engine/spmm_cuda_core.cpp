@@ -13,7 +13,10 @@
 #include "engine/handle.hpp"
 #include "engine/matrix.hpp"
 #include "engine/spmm_plan.hpp"
+#include "engine/spmm_row_order.hpp"
 #include "gpu/convert/gpu_convert.hpp"
+#include "gpu/cuda_check.hpp"
+#include "gpu/device_memory.hpp"
 #include "gpu/spmm/cuda_core/cuda_core_spmm.hpp"
 
 namespace sparsetc::detail {
@@ -88,6 +91,7 @@ class CudaCoreSpmm final : public SpmmExecutor {
   }
 
   size_t workspace_size() const override { return row_schedule_.workspace_bytes; }
+  std::string note() const override { return order_note_; }
 
   void execute(double alpha, const sparsetc_dense_s& B, double beta, const sparsetc_dense_s& C, void* workspace,
                size_t) override {
@@ -188,12 +192,35 @@ class CudaCoreSpmm final : public SpmmExecutor {
       row_schedule_ = make_row_schedule(rows_, precision_, n, csr.row_ptr.template as<const int64_t>(), context);
       return;
     }
+    if (alg_ == SPARSETC_SPMM_ALG_CSR) csr = in_visiting_order(std::move(csr), n, context);
     row_ptr_ = std::move(csr.row_ptr);
     col_idx_ = std::move(csr.col_idx);
     values_ = storage_values<V>(csr.values, nnz, context);
-    rows_ = CoreRows{csr.rows, csr.cols, csr.rows, nnz, nullptr, row_ptr_.as<const int64_t>(),
-                     col_idx_.as<const int32_t>(), values_.data()};
+    // Rows in a visiting order are the kernel's units, row_idx their row numbers (every row a unit:
+    // no empty row is left for the fill).
+    rows_ = CoreRows{csr.rows, csr.cols, csr.rows, nnz, order_.size() == 0 ? nullptr : order_.as<const int64_t>(),
+                     row_ptr_.as<const int64_t>(), col_idx_.as<const int32_t>(), values_.data()};
     row_schedule_ = make_row_schedule(rows_, precision_, n, nullptr, context);
+  }
+
+  // A's rows gathered into the order the kernel visits them (choose_spmm_row_order, decided once per
+  // plan: the pattern stays when the values change); A itself where its own order is kept.
+  template <typename V>
+  DeviceCsr<V> in_visiting_order(DeviceCsr<V> csr, int64_t n, const GpuContext& context) {
+    if (!order_decided_) {
+      SpmmRowOrder choice =
+          choose_spmm_row_order(csr.rows, csr.cols, csr.nnz, n, csr.row_ptr.template as<const int64_t>(),
+                                csr.col_idx.template as<const int32_t>(), context);
+      order_note_ = std::move(choice.note);
+      if (!choice.order.empty()) {
+        order_ = DeviceBuffer(choice.order.size() * sizeof(int64_t), context);
+        copy_host_to_device(order_.data(), choice.order.data(), choice.order.size() * sizeof(int64_t), context.stream);
+        SPARSETC_CUDA_CHECK(cudaStreamSynchronize(context.stream));  // pageable source: wait before it goes
+      }
+      order_decided_ = true;
+    }
+    if (order_.size() == 0) return csr;
+    return gpu_permute_rows(csr.view(), order_.as<const int64_t>(), context);
   }
 
   void build() {
@@ -225,6 +252,10 @@ class CudaCoreSpmm final : public SpmmExecutor {
   const void* built_values_ = nullptr;
   // A in the algorithm's format (device arrays) and the views the kernels read.
   DeviceBuffer strip_ptr_, row_idx_, row_ptr_, col_idx_, values_;
+  // The CSR path's visiting order (int64 row numbers; empty: A's own order).
+  bool order_decided_ = false;
+  DeviceBuffer order_;
+  std::string order_note_;
   CoreRows rows_;
   RowSchedule row_schedule_;
   CoreTiled tiled_;

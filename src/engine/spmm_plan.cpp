@@ -108,6 +108,7 @@ void plan_selected(sparsetc_handle_s& handle, sparsetc_spmm_plan_s& plan, std::s
     try {
       plan.executor = make_cuda_core_spmm(handle, plan.problem, public_alg(choice.path));
       plan.alg = public_alg(choice.path);
+      if (const std::string note = plan.executor->note(); !note.empty()) plan.reason += "; " + note;
       return;
     } catch (const Error& e) {
       if (e.status() != SPARSETC_STATUS_NOT_SUPPORTED) throw;
@@ -223,8 +224,9 @@ std::unique_ptr<sparsetc_spmm_plan_s> make_spmm_plan(sparsetc_handle_s& handle, 
     case SPARSETC_SPMM_ALG_TILED_DCSR:
       require(on_device, SPARSETC_STATUS_NOT_SUPPORTED, "SpMM algorithm ", alg, " needs device operands");
       plan->alg = alg;
-      plan->reason = "requested";
       plan->executor = make_cuda_core_spmm(handle, plan->problem, alg);
+      plan->reason = "requested";
+      if (const std::string note = plan->executor->note(); !note.empty()) plan->reason += ": " + note;
       break;
     case SPARSETC_SPMM_ALG_VBR_CUBLAS:
       require(on_device, SPARSETC_STATUS_NOT_SUPPORTED, "SPARSETC_SPMM_ALG_VBR_CUBLAS needs device operands");

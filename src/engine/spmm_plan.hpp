@@ -27,6 +27,8 @@ class SpmmExecutor {
  public:
   virtual ~SpmmExecutor() = default;
   virtual size_t workspace_size() const = 0;
+  // What the executor decided at creation beyond the plan's choice (empty: nothing to add).
+  virtual std::string note() const { return {}; }
   virtual void execute(double alpha, const sparsetc_dense_s& B, double beta, const sparsetc_dense_s& C,
                        void* workspace, size_t workspace_bytes) = 0;
 };

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <numeric>
 #include <random>
 #include <sstream>
 #include <string>
@@ -22,6 +23,7 @@
 #include "core/error.hpp"
 #include "core/half.hpp"
 #include "engine/spmm_plan.hpp"
+#include "gen/generators.hpp"
 #include "gpu/convert/gpu_convert.hpp"
 #include "gpu/spmm/cuda_core/cuda_core_spmm.hpp"
 #include "test_cuda_core_spmm_support.hpp"
@@ -591,6 +593,60 @@ TEST(CudaCoreSpmm, RebuildsWhenValuesChange) {
     C.to_host(g);
     EXPECT_TRUE(check(a, c, B, C, std::vector<double>(size_t(a.rows * c.n), 0.0))) << alg_name(alg);
   }
+}
+
+// A graph whose rows are numbered at random (a 2D Poisson stencil relabelled, some rows emptied):
+// from N = 64 on, the CSR path visits its rows in reverse Cuthill-McKee order (the executor says so),
+// every row, empty ones included, is written in place, and repeated runs give the same bits. The
+// same stencil in its own order keeps that order.
+TEST(CudaCoreSpmm, RowsVisitedInALocalityOrder) {
+  SKIP_WITHOUT_DEVICE();
+  GpuHandle g;
+  const uint64_t seed = sparsetc_test::fresh_seed();
+  const sd::CsrMatrix<double> grid = sd::generate_poisson2d5(40, seed);
+  std::vector<int64_t> label(size_t(grid.rows));
+  std::iota(label.begin(), label.end(), int64_t(0));
+  std::mt19937_64 rng(seed + 1);
+  std::shuffle(label.begin(), label.end(), rng);
+  // Row label[r] of the relabelled matrix is row r of the grid, column label[c] its column c.
+  std::vector<std::vector<std::pair<int64_t, double>>> rows(size_t(grid.rows));
+  for (int64_t r = 0; r < grid.rows; ++r) {
+    if (r % 97 == 5) continue;  // empty rows
+    for (int64_t e = grid.row_ptr[size_t(r)]; e < grid.row_ptr[size_t(r + 1)]; ++e)
+      rows[size_t(label[size_t(r)])].push_back({label[size_t(grid.col_idx[size_t(e)])], random_entry(rng)});
+  }
+  sd::CsrMatrix<double> a;
+  a.rows = a.cols = grid.rows;
+  for (auto& row : rows) {
+    std::sort(row.begin(), row.end());
+    for (const auto& [col, value] : row) {
+      a.col_idx.push_back(col);
+      a.values.push_back(value);
+    }
+    a.row_ptr.push_back(int64_t(a.col_idx.size()));
+  }
+  DeviceMatrix da = upload(g, a), dgrid = upload(g, grid);
+  for (const Precision& precision : {kF32, kF64, kF16F32, kBf16})
+    for (int64_t n : {7, 64, 130})
+      for (sparsetc_operation_t op : {SPARSETC_OP_NON_TRANSPOSE, SPARSETC_OP_TRANSPOSE}) {
+        Case c;
+        c.precision = precision;
+        c.n = n;
+        c.op = op;
+        c.beta = n == 64 ? 0.5 : 0.0;
+        Dense B(a.cols, n, c.b_order, precision.b, 0, 0), C(a.rows, n, c.c_order, precision.c, 0, 0);
+        // From N = 64 on (sd::kRowOrderMinColumns); below, A's own order.
+        const std::string note = make_executor(g, da, c, B, C)->note();
+        EXPECT_NE(note.find(n >= 64 ? "reverse Cuthill-McKee" : "rows in A's order (N 7"), std::string::npos)
+            << c.name() << ": " << note;
+        EXPECT_TRUE(run_case(g, a, da, c, 2)) << "seed " << seed;
+      }
+  Case c;
+  c.n = 128;
+  Dense B(grid.cols, c.n, c.b_order, c.precision.b, 0, 0), C(grid.rows, c.n, c.c_order, c.precision.c, 0, 0);
+  const std::string note = make_executor(g, dgrid, c, B, C)->note();
+  EXPECT_NE(note.find("rows in A's order"), std::string::npos) << note;
+  EXPECT_TRUE(run_case(g, grid, dgrid, c)) << "seed " << seed;
 }
 
 TEST(CudaCoreSpmm, RejectsWhatItCannotDo) {

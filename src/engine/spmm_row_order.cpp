@@ -1,0 +1,47 @@
+#include "engine/spmm_row_order.hpp"
+
+#include <chrono>
+
+#include "core/error.hpp"
+#include "gpu/device_memory.hpp"
+#include "reorder/locality.hpp"
+
+namespace sparsetc::detail {
+
+SpmmRowOrder choose_spmm_row_order(int64_t rows, int64_t cols, int64_t nnz, int64_t n, const int64_t* d_row_ptr,
+                                   const int32_t* d_col_idx, const GpuContext& context) {
+  SpmmRowOrder choice;
+  if (rows != cols || rows < 2 * kRowOrderWindow || nnz == 0) return choice;
+  if (n < kRowOrderMinColumns) {
+    choice.note = str("rows in A's order (N ", n, " < ", kRowOrderMinColumns, ")");
+    return choice;
+  }
+  if (nnz > kRowOrderMaxEntries) {
+    choice.note = str("rows in A's order (", nnz, " entries: past the row-order search's ", kRowOrderMaxEntries, ")");
+    return choice;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<int64_t> row_ptr(size_t(rows) + 1);
+  std::vector<int32_t> col_idx(static_cast<size_t>(nnz));
+  copy_device_to_host(row_ptr.data(), d_row_ptr, row_ptr.size() * sizeof(int64_t), context.stream);
+  copy_device_to_host(col_idx.data(), d_col_idx, col_idx.size() * sizeof(int32_t), context.stream);
+  const double natural = reorder::window_column_reuse(rows, cols, row_ptr.data(), col_idx.data(), {}, kRowOrderWindow);
+  if (natural >= kRowOrderPoorReuse) {
+    choice.note = str("rows in A's order (window column reuse ", natural, ")");
+    return choice;
+  }
+  std::vector<int64_t> order = reorder::reverse_cuthill_mckee(rows, row_ptr.data(), col_idx.data());
+  const double reordered =
+      reorder::window_column_reuse(rows, cols, row_ptr.data(), col_idx.data(), order, kRowOrderWindow);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (reordered >= natural + kRowOrderMinGain) {
+    choice.order = std::move(order);
+    choice.note = str("rows visited in reverse Cuthill-McKee order (window column reuse ", natural, " -> ", reordered,
+                      ", found in ", ms, " ms)");
+  } else {
+    choice.note = str("rows in A's order (window column reuse ", natural, ", reverse Cuthill-McKee ", reordered, ")");
+  }
+  return choice;
+}
+
+}  // namespace sparsetc::detail

@@ -1,0 +1,24 @@
+// Row orders for locality: the order in which a C-stationary SpMM visits the rows of A decides how
+// many of the rows of B that neighbouring rows read are still in the SM's L1 (the rows are written
+// in place, so the order changes neither the result's layout nor its bits). Reverse Cuthill-McKee
+// puts the rows of a graph's neighbourhoods next to each other; the window column reuse measures
+// what an order achieves, so the caller keeps it only where it beats the matrix's own order.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace sparsetc::detail::reorder {
+
+// Reverse Cuthill-McKee of the pattern of A + A^T (A square, CSR with columns in [0, rows)): each
+// connected component from a pseudo-peripheral row of least degree, neighbours by increasing
+// degree, the whole order reversed. Row i of the order is original row order[i].
+std::vector<int64_t> reverse_cuthill_mckee(int64_t rows, const int64_t* row_ptr, const int32_t* col_idx);
+
+// 1 - (distinct columns) / (entries), summed over windows of `window` consecutive rows of the order
+// (empty: the natural order): the share of a window's reads of B that repeat a row the window has
+// read already. 0 when A has no entries.
+double window_column_reuse(int64_t rows, int64_t cols, const int64_t* row_ptr, const int32_t* col_idx,
+                           const std::vector<int64_t>& order, int64_t window);
+
+}  // namespace sparsetc::detail::reorder
