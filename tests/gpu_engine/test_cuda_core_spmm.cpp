@@ -597,8 +597,8 @@ TEST(CudaCoreSpmm, RebuildsWhenValuesChange) {
 
 // A graph whose rows are numbered at random (a 2D Poisson stencil relabelled, some rows emptied):
 // from N = 64 on, the CSR path visits its rows in reverse Cuthill-McKee order (the executor says so),
-// every row, empty ones included, is written in place, and repeated runs give the same bits. The
-// same stencil in its own order keeps that order.
+// every row, empty ones included, is written in place, repeated runs give the same bits, and so
+// does A's own order (the DCSR path, without empty rows). The stencil in its own order keeps it.
 TEST(CudaCoreSpmm, RowsVisitedInALocalityOrder) {
   SKIP_WITHOUT_DEVICE();
   GpuHandle g;
@@ -609,22 +609,26 @@ TEST(CudaCoreSpmm, RowsVisitedInALocalityOrder) {
   std::mt19937_64 rng(seed + 1);
   std::shuffle(label.begin(), label.end(), rng);
   // Row label[r] of the relabelled matrix is row r of the grid, column label[c] its column c.
-  std::vector<std::vector<std::pair<int64_t, double>>> rows(size_t(grid.rows));
-  for (int64_t r = 0; r < grid.rows; ++r) {
-    if (r % 97 == 5) continue;  // empty rows
-    for (int64_t e = grid.row_ptr[size_t(r)]; e < grid.row_ptr[size_t(r + 1)]; ++e)
-      rows[size_t(label[size_t(r)])].push_back({label[size_t(grid.col_idx[size_t(e)])], random_entry(rng)});
-  }
-  sd::CsrMatrix<double> a;
-  a.rows = a.cols = grid.rows;
-  for (auto& row : rows) {
-    std::sort(row.begin(), row.end());
-    for (const auto& [col, value] : row) {
-      a.col_idx.push_back(col);
-      a.values.push_back(value);
+  auto relabelled = [&](bool some_rows_empty) {
+    std::vector<std::vector<std::pair<int64_t, double>>> rows(size_t(grid.rows));
+    for (int64_t r = 0; r < grid.rows; ++r) {
+      if (some_rows_empty && r % 97 == 5) continue;
+      for (int64_t e = grid.row_ptr[size_t(r)]; e < grid.row_ptr[size_t(r + 1)]; ++e)
+        rows[size_t(label[size_t(r)])].push_back({label[size_t(grid.col_idx[size_t(e)])], random_entry(rng)});
     }
-    a.row_ptr.push_back(int64_t(a.col_idx.size()));
-  }
+    sd::CsrMatrix<double> m;
+    m.rows = m.cols = grid.rows;
+    for (auto& row : rows) {
+      std::sort(row.begin(), row.end());
+      for (const auto& [col, value] : row) {
+        m.col_idx.push_back(col);
+        m.values.push_back(value);
+      }
+      m.row_ptr.push_back(int64_t(m.col_idx.size()));
+    }
+    return m;
+  };
+  const sd::CsrMatrix<double> a = relabelled(true);
   DeviceMatrix da = upload(g, a), dgrid = upload(g, grid);
   for (const Precision& precision : {kF32, kF64, kF16F32, kBf16})
     for (int64_t n : {7, 64, 130})
@@ -647,6 +651,32 @@ TEST(CudaCoreSpmm, RowsVisitedInALocalityOrder) {
   const std::string note = make_executor(g, dgrid, c, B, C)->note();
   EXPECT_NE(note.find("rows in A's order"), std::string::npos) << note;
   EXPECT_TRUE(run_case(g, grid, dgrid, c)) << "seed " << seed;
+
+  // Without empty rows the DCSR path runs the same schedule over the rows in A's own order: the
+  // CSR path in its visiting order gives the same bits.
+  const sd::CsrMatrix<double> full = relabelled(false);
+  DeviceMatrix dfull = upload(g, full);
+  Case in_order;
+  in_order.n = 64;
+  Case own_order = in_order;
+  own_order.alg = SPARSETC_SPMM_ALG_DCSR;
+  Dense B64(full.cols, 64, SPARSETC_ORDER_ROW, SPARSETC_VALUE_F32, 0, 0),
+      C64(full.rows, 64, SPARSETC_ORDER_ROW, SPARSETC_VALUE_F32, 0, 0);
+  for (int64_t r = 0; r < B64.rows; ++r)
+    for (int64_t col = 0; col < B64.cols; ++col) B64.set(r, col, random_entry(rng));
+  B64.to_device(g);
+  C64.to_device(g);
+  std::vector<std::vector<unsigned char>> bits;
+  for (const Case& run : {in_order, own_order}) {
+    auto e = make_executor(g, dfull, run, B64, C64);
+    if (run.alg == SPARSETC_SPMM_ALG_CSR) {
+      EXPECT_NE(e->note().find("reverse Cuthill-McKee"), std::string::npos) << e->note();
+    }
+    e->execute(1.0, B64.desc(), 0.0, C64.desc(), nullptr, 0);
+    C64.to_host(g);
+    bits.push_back(C64.host);
+  }
+  EXPECT_TRUE(bits[0] == bits[1]) << "the visiting order changed C's bits (seed " << seed << ")";
 }
 
 TEST(CudaCoreSpmm, RejectsWhatItCannotDo) {
