@@ -11,7 +11,7 @@
 namespace sparsetc::detail::reorder {
 
 // Reverse Cuthill-McKee of the pattern of A + A^T (A square, CSR with each row's columns sorted, in
-// [0, rows); unsorted rows still give a permutation, only a slower search): each
+// [0, rows); unsorted rows still give a permutation, ordered by inflated degrees): each
 // connected component from a pseudo-peripheral row of least degree, neighbours by increasing
 // degree, the whole order reversed. Row i of the order is original row order[i].
 std::vector<int64_t> reverse_cuthill_mckee(int64_t rows, const int64_t* row_ptr, const int32_t* col_idx);
