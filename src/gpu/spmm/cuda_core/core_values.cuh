@@ -10,13 +10,13 @@
 #include <type_traits>
 
 #include "gpu/spmm/cuda_core/cuda_core_spmm.hpp"
+#include "gpu/spmm/cuda_core/row_shape.hpp"
 
 namespace sparsetc::detail::cudacore {
 
 constexpr int kThreads = 256;  // threads per CTA of every kernel here
 constexpr int kWarps = kThreads / 32;
 constexpr unsigned kFullMask = 0xFFFFFFFFu;
-constexpr int kUnroll = 4;  // entries each lane has in flight per step
 
 template <CorePrecision P>
 struct Precision;

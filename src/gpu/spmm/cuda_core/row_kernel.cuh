@@ -35,6 +35,7 @@
 #include "gpu/cuda_check.hpp"
 #include "gpu/spmm/cuda_core/core_values.cuh"
 #include "gpu/spmm/cuda_core/cuda_core_spmm.hpp"
+#include "gpu/spmm/cuda_core/row_shape.hpp"
 
 namespace sparsetc::detail::cudacore {
 
@@ -329,10 +330,7 @@ __device__ __forceinline__ void stream_rows(const RowParams<typename Precision<P
   }
 }
 
-// The row kernel's CTAs: 4 warps, so the register budget can be set in steps of 4 warps per SM.
-// kCtaWarps in schedule.cu matches.
-constexpr int kRowWarps = 4;
-constexpr int kRowThreads = 32 * kRowWarps;
+constexpr int kRowThreads = 32 * kRowWarps;  // kRowWarps: row_shape.hpp
 
 // CTAs per SM the register budget must allow: latency hiding needs warps, spills cost more. Four
 // fp32 columns per lane (f32, or f16/bf16 whose packets keep two halves per register) fit 64

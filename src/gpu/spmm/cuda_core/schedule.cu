@@ -10,6 +10,7 @@
 #include "gpu/convert/convert_common.cuh"
 #include "gpu/device_properties.hpp"
 #include "gpu/spmm/cuda_core/cuda_core_spmm.hpp"
+#include "gpu/spmm/cuda_core/row_shape.hpp"
 
 namespace sparsetc::detail {
 namespace {
@@ -18,8 +19,8 @@ namespace gc = gpuconv;
 
 constexpr int64_t kStepsPerWarp = 8;         // steps of kUnroll entries a row takes in a stream or group
 constexpr int64_t kMaxStepsPerRowWarp = 64;  // most steps a row may take in a warp of its own
-constexpr int64_t kUnrollEntries = 4;  // cudacore::kUnroll (kept free of the device header)
-constexpr int64_t kCtaWarps = 4;  // cudacore::kRowWarps (kept free of the device header)
+constexpr int64_t kUnrollEntries = cudacore::kUnroll;  // entries a lane takes per step
+constexpr int64_t kCtaWarps = cudacore::kRowWarps;     // warps of a long row's CTA
 constexpr int64_t kWarpsPerSm = 32;  // the scale warp_limit was fitted with (H200: 132 SMs of 32 warps)
 
 int log2_of(int64_t power_of_two) {
