@@ -22,17 +22,18 @@ SpmmRowOrder choose_spmm_row_order(int64_t rows, int64_t cols, int64_t nnz, int6
   }
   const auto start = std::chrono::steady_clock::now();
   std::vector<int64_t> row_ptr(size_t(rows) + 1);
-  std::vector<int32_t> col_idx(static_cast<size_t>(nnz));
+  std::vector<int32_t> columns(static_cast<size_t>(nnz));
   copy_device_to_host(row_ptr.data(), d_row_ptr, row_ptr.size() * sizeof(int64_t), context.stream);
-  copy_device_to_host(col_idx.data(), d_col_idx, col_idx.size() * sizeof(int32_t), context.stream);
-  const double natural = reorder::window_column_reuse(rows, cols, row_ptr.data(), col_idx.data(), {}, kRowOrderWindow);
+  copy_device_to_host(columns.data(), d_col_idx, columns.size() * sizeof(int32_t), context.stream);
+  const std::vector<int64_t> col_idx(columns.begin(), columns.end());  // reorder::Pattern's width
+  const reorder::Pattern a{rows, cols, row_ptr.data(), col_idx.data()};
+  const double natural = reorder::window_column_reuse(a, {}, kRowOrderWindow);
   if (natural >= kRowOrderPoorReuse) {
     choice.note = str("rows in A's order (window column reuse ", natural, ")");
     return choice;
   }
-  std::vector<int64_t> order = reorder::reverse_cuthill_mckee(rows, row_ptr.data(), col_idx.data());
-  const double reordered =
-      reorder::window_column_reuse(rows, cols, row_ptr.data(), col_idx.data(), order, kRowOrderWindow);
+  std::vector<int64_t> order = reorder::reverse_cuthill_mckee(a);
+  const double reordered = reorder::window_column_reuse(a, order, kRowOrderWindow);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (reordered >= natural + kRowOrderMinGain) {
     choice.order = std::move(order);

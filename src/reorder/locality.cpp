@@ -1,6 +1,7 @@
 #include "reorder/locality.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 
 #include "core/error.hpp"
@@ -8,14 +9,16 @@
 namespace sparsetc::detail::reorder {
 namespace {
 
-// The pattern of A + A^T without the diagonal, rows sorted (CSR).
+// The pattern of A + A^T without the diagonal, rows sorted (CSR; int32 rows: at most 2^31 - 1).
 struct Graph {
   std::vector<int64_t> ptr;
   std::vector<int32_t> adj;
   int64_t degree(int64_t v) const { return ptr[size_t(v) + 1] - ptr[size_t(v)]; }
 };
 
-Graph symmetric_pattern(int64_t rows, const int64_t* row_ptr, const int32_t* col_idx) {
+Graph symmetric_pattern(const Pattern& p) {
+  const int64_t rows = p.rows;
+  const int64_t *row_ptr = p.row_ptr, *col_idx = p.col_idx;
   // A^T by counting (its rows come out sorted, A's rows being visited in order), then each row of
   // A merged with the same row of A^T, the diagonal and the entries both hold kept once.
   std::vector<int64_t> t_ptr(size_t(rows) + 1, 0);
@@ -34,13 +37,13 @@ Graph symmetric_pattern(int64_t rows, const int64_t* row_ptr, const int32_t* col
   g.ptr.assign(size_t(rows) + 1, 0);
   g.adj.reserve(size_t(2 * row_ptr[rows]));
   for (int64_t r = 0; r < rows; ++r) {
-    const int32_t *a = col_idx + row_ptr[r], *a_end = col_idx + row_ptr[r + 1];
+    const int64_t *a = col_idx + row_ptr[r], *a_end = col_idx + row_ptr[r + 1];
     const int32_t *t = t_idx.data() + t_ptr[size_t(r)], *t_end = t_idx.data() + t_ptr[size_t(r) + 1];
     while (a != a_end || t != t_end) {
-      const int32_t c = t == t_end || (a != a_end && *a < *t) ? *a : *t;
-      while (a != a_end && *a == c) ++a;  // A's rows are sorted; a repeated column counts once
+      const int64_t c = t == t_end || (a != a_end && *a < *t) ? *a : int64_t(*t);
+      while (a != a_end && *a == c) ++a;  // A's rows are sorted (Pattern); a repeated column counts once
       while (t != t_end && *t == c) ++t;
-      if (c != r) g.adj.push_back(c);
+      if (c != r) g.adj.push_back(int32_t(c));
     }
     g.ptr[size_t(r) + 1] = int64_t(g.adj.size());
   }
@@ -72,8 +75,11 @@ size_t cuthill_mckee_from(const Graph& g, int64_t start, std::vector<int32_t>& l
 
 }  // namespace
 
-std::vector<int64_t> reverse_cuthill_mckee(int64_t rows, const int64_t* row_ptr, const int32_t* col_idx) {
-  const Graph g = symmetric_pattern(rows, row_ptr, col_idx);
+std::vector<int64_t> reverse_cuthill_mckee(const Pattern& a) {
+  const int64_t rows = a.rows;
+  require(rows <= INT32_MAX, SPARSETC_STATUS_SIZE_OVERFLOW, "reverse Cuthill-McKee: ", rows,
+          " rows exceed its int32 adjacency");
+  const Graph g = symmetric_pattern(a);
   std::vector<int64_t> by_degree(static_cast<size_t>(rows));
   std::iota(by_degree.begin(), by_degree.end(), int64_t(0));
   std::stable_sort(by_degree.begin(), by_degree.end(), [&](int64_t a, int64_t b) { return g.degree(a) < g.degree(b); });
@@ -99,23 +105,14 @@ std::vector<int64_t> reverse_cuthill_mckee(int64_t rows, const int64_t* row_ptr,
   return order;
 }
 
-double window_column_reuse(int64_t rows, int64_t cols, const int64_t* row_ptr, const int32_t* col_idx,
-                           const std::vector<int64_t>& order, int64_t window) {
+double window_column_reuse(const Pattern& a, const std::vector<int64_t>& order, int64_t window) {
   require(window > 0, SPARSETC_STATUS_INVALID_VALUE, "window column reuse: window of ", window, " rows");
-  require(order.empty() || int64_t(order.size()) == rows, SPARSETC_STATUS_INVALID_VALUE,
-          "window column reuse: an order of ", order.size(), " rows for ", rows);
-  std::vector<int64_t> seen(size_t(cols), -1);  // the window that last read each column
-  int64_t entries = 0, distinct = 0;
-  for (int64_t i = 0; i < rows; ++i) {
-    const int64_t r = order.empty() ? i : order[size_t(i)], w = i / window;
-    for (int64_t e = row_ptr[r]; e < row_ptr[r + 1]; ++e) {
-      int64_t& s = seen[size_t(col_idx[e])];
-      if (s != w) ++distinct;
-      s = w;
-    }
-    entries += row_ptr[r + 1] - row_ptr[r];
-  }
-  return entries > 0 ? 1.0 - double(distinct) / double(entries) : 0.0;
+  require(order.empty() || int64_t(order.size()) == a.rows, SPARSETC_STATUS_INVALID_VALUE,
+          "window column reuse: an order of ", order.size(), " rows for ", a.rows);
+  const int64_t entries = a.rows > 0 ? a.row_ptr[a.rows] : 0;
+  if (entries == 0) return 0.0;
+  const Quality q = measure(a, order.empty() ? nullptr : order.data(), {}, window, 1);
+  return 1.0 - double(q.blocks) / double(entries);
 }
 
 }  // namespace sparsetc::detail::reorder

@@ -8,18 +8,18 @@
 #include <cstdint>
 #include <vector>
 
+#include "reorder/reorder.hpp"
+
 namespace sparsetc::detail::reorder {
 
-// Reverse Cuthill-McKee of the pattern of A + A^T (A square, CSR with each row's columns sorted, in
-// [0, rows); unsorted rows still give a permutation, ordered by inflated degrees): each
-// connected component from a pseudo-peripheral row of least degree, neighbours by increasing
-// degree, the whole order reversed. Row i of the order is original row order[i].
-std::vector<int64_t> reverse_cuthill_mckee(int64_t rows, const int64_t* row_ptr, const int32_t* col_idx);
+// Reverse Cuthill-McKee of the pattern of A + A^T (A square, columns in [0, rows)): each connected
+// component from a pseudo-peripheral row of least degree, neighbours by increasing degree, the
+// whole order reversed. Row i of the order is original row order[i].
+std::vector<int64_t> reverse_cuthill_mckee(const Pattern& a);
 
 // 1 - (distinct columns) / (entries), summed over windows of `window` consecutive rows of the order
 // (empty: the natural order): the share of a window's reads of B that repeat a row the window has
-// read already. 0 when A has no entries.
-double window_column_reuse(int64_t rows, int64_t cols, const int64_t* row_ptr, const int32_t* col_idx,
-                           const std::vector<int64_t>& order, int64_t window);
+// read already. The distinct columns are measure()'s blocks of window x 1. 0 when A has no entries.
+double window_column_reuse(const Pattern& a, const std::vector<int64_t>& order, int64_t window);
 
 }  // namespace sparsetc::detail::reorder

@@ -87,7 +87,7 @@ Quality measure(const Pattern& a, const int64_t* permutation, const std::vector<
   q.in_block_density = q.blocks ? double(nnz) / (double(q.blocks) * double(block_height) * double(block_width)) : 0.0;
 
   const std::vector<int64_t>& groups = group_ptr.empty() ? block_rows : group_ptr;
-  count_blocks(a, permutation, groups, block_width, threads, blocks, widths);
+  if (!group_ptr.empty()) count_blocks(a, permutation, groups, block_width, threads, blocks, widths);
   q.groups = int64_t(groups.size()) - 1;
   q.mean_group_height = q.groups ? double(a.rows) / double(q.groups) : 0.0;
   double area = 0, height_sum = 0;

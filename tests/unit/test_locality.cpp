@@ -21,15 +21,18 @@ namespace {
 namespace sd = sparsetc::detail;
 namespace ro = sparsetc::detail::reorder;
 
+// A pattern that owns its arrays; view() is what the functions take. cols 0: as many as rows.
 struct Pattern {
-  int64_t rows = 0;
+  int64_t rows = 0, cols = 0;
   std::vector<int64_t> row_ptr{0};
-  std::vector<int32_t> col_idx;
+  std::vector<int64_t> col_idx;
+  ro::Pattern view() const { return {rows, cols, row_ptr.data(), col_idx.data()}; }
 };
 
-Pattern from_rows(const std::vector<std::set<int32_t>>& rows) {
+Pattern from_rows(const std::vector<std::set<int32_t>>& rows, int64_t cols = 0) {
   Pattern p;
   p.rows = int64_t(rows.size());
+  p.cols = cols > 0 ? cols : p.rows;
   for (const auto& r : rows) {
     p.col_idx.insert(p.col_idx.end(), r.begin(), r.end());
     p.row_ptr.push_back(int64_t(p.col_idx.size()));
@@ -40,8 +43,9 @@ Pattern from_rows(const std::vector<std::set<int32_t>>& rows) {
 Pattern pattern_of(const sd::CsrMatrix<double>& m) {
   Pattern p;
   p.rows = m.rows;
+  p.cols = m.cols;
   p.row_ptr = m.row_ptr;
-  p.col_idx.assign(m.col_idx.begin(), m.col_idx.end());
+  p.col_idx = m.col_idx;
   return p;
 }
 
@@ -97,7 +101,7 @@ TEST(Locality, ReverseCuthillMcKeeIsAPermutationOfEveryRow) {
         for (int64_t j = 0; j < n; ++j)
           if (u(rng) < density) rows[size_t(i)].insert(int32_t(j));
       const Pattern p = from_rows(rows);
-      expect_permutation(ro::reverse_cuthill_mckee(p.rows, p.row_ptr.data(), p.col_idx.data()), n);
+      expect_permutation(ro::reverse_cuthill_mckee(p.view()), n);
     }
   }
 }
@@ -114,7 +118,7 @@ TEST(Locality, ReverseCuthillMcKeeUndoesAScrambledPathAndBand) {
   }
   const Pattern scrambled_path = symmetric_permutation(from_rows(path), shuffled(n, seed));
   const auto path_order =
-      ro::reverse_cuthill_mckee(scrambled_path.rows, scrambled_path.row_ptr.data(), scrambled_path.col_idx.data());
+      ro::reverse_cuthill_mckee(scrambled_path.view());
   expect_permutation(path_order, n);
   EXPECT_EQ(bandwidth_in(scrambled_path, path_order), 1) << "seed " << seed;
 
@@ -125,42 +129,41 @@ TEST(Locality, ReverseCuthillMcKeeUndoesAScrambledPathAndBand) {
   std::iota(identity.begin(), identity.end(), int64_t(0));
   ASSERT_GT(bandwidth_in(scrambled_band, identity), 1000);
   const auto band_order =
-      ro::reverse_cuthill_mckee(scrambled_band.rows, scrambled_band.row_ptr.data(), scrambled_band.col_idx.data());
+      ro::reverse_cuthill_mckee(scrambled_band.view());
   expect_permutation(band_order, band.rows);
   EXPECT_LE(bandwidth_in(scrambled_band, band_order), 2 * 5) << "seed " << seed;
 }
 
 TEST(Locality, WindowColumnReuseCountsRepeatedColumns) {
   // Windows of 2 rows: {0, 1} read columns 0, 1, 1, 2 (3 distinct of 4), {2, 3} read 5, 5 (1 of 2).
-  const Pattern p = from_rows({{0, 1}, {1, 2}, {5}, {5}, {}});
-  const int64_t cols = 6;
-  EXPECT_DOUBLE_EQ(ro::window_column_reuse(p.rows, cols, p.row_ptr.data(), p.col_idx.data(), {}, 2), 1.0 - 4.0 / 6.0);
+  const Pattern p = from_rows({{0, 1}, {1, 2}, {5}, {5}, {}}, 6);
+  EXPECT_DOUBLE_EQ(ro::window_column_reuse(p.view(), {}, 2), 1.0 - 4.0 / 6.0);
   // Order 0, 2, 1, 3, 4: windows {0, 2} and {1, 3} repeat nothing.
-  EXPECT_DOUBLE_EQ(ro::window_column_reuse(p.rows, cols, p.row_ptr.data(), p.col_idx.data(), {0, 2, 1, 3, 4}, 2), 0.0);
+  EXPECT_DOUBLE_EQ(ro::window_column_reuse(p.view(), {0, 2, 1, 3, 4}, 2), 0.0);
   // One window of everything: 4 distinct of 6; windows of 1 row: nothing repeats within a row.
-  EXPECT_DOUBLE_EQ(ro::window_column_reuse(p.rows, cols, p.row_ptr.data(), p.col_idx.data(), {}, 8), 1.0 - 4.0 / 6.0);
-  EXPECT_DOUBLE_EQ(ro::window_column_reuse(p.rows, cols, p.row_ptr.data(), p.col_idx.data(), {}, 1), 0.0);
-  const Pattern empty = from_rows({{}, {}});
-  EXPECT_DOUBLE_EQ(ro::window_column_reuse(empty.rows, 3, empty.row_ptr.data(), empty.col_idx.data(), {}, 2), 0.0);
+  EXPECT_DOUBLE_EQ(ro::window_column_reuse(p.view(), {}, 8), 1.0 - 4.0 / 6.0);
+  EXPECT_DOUBLE_EQ(ro::window_column_reuse(p.view(), {}, 1), 0.0);
+  const Pattern empty = from_rows({{}, {}}, 3);
+  EXPECT_DOUBLE_EQ(ro::window_column_reuse(empty.view(), {}, 2), 0.0);
 }
 
 TEST(Locality, RejectsWhatItCannotMeasure) {
   const Pattern p = from_rows({{0, 1}, {1}});
   try {
-    ro::window_column_reuse(p.rows, 2, p.row_ptr.data(), p.col_idx.data(), {}, 0);
+    ro::window_column_reuse(p.view(), {}, 0);
     ADD_FAILURE() << "a window of 0 rows was taken";
   } catch (const sd::Error& e) {
     EXPECT_EQ(e.status(), SPARSETC_STATUS_INVALID_VALUE);
   }
   try {
-    ro::window_column_reuse(p.rows, 2, p.row_ptr.data(), p.col_idx.data(), {0}, 2);
+    ro::window_column_reuse(p.view(), {0}, 2);
     ADD_FAILURE() << "an order of 1 row for 2 was taken";
   } catch (const sd::Error& e) {
     EXPECT_EQ(e.status(), SPARSETC_STATUS_INVALID_VALUE);
   }
   const Pattern outside = from_rows({{0, 2}, {1}});  // column 2 of a 2-row matrix
   try {
-    ro::reverse_cuthill_mckee(outside.rows, outside.row_ptr.data(), outside.col_idx.data());
+    ro::reverse_cuthill_mckee(outside.view());
     ADD_FAILURE() << "a column outside a square matrix was taken";
   } catch (const sd::Error& e) {
     EXPECT_EQ(e.status(), SPARSETC_STATUS_INVALID_VALUE);
