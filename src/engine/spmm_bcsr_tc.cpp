@@ -15,6 +15,7 @@
 #include "engine/spmm_plan.hpp"
 #include "engine/spmm_select.hpp"
 #include "gpu/convert/gpu_convert.hpp"
+#include "gpu/cuda_check.hpp"
 #include "gpu/spmm/bcsr_tc/bcsr_tc_spmm.hpp"
 #include "reorder/permutation.hpp"
 #include "reorder/reorder.hpp"
@@ -88,7 +89,8 @@ class BcsrTcSpmm final : public SpmmExecutor {
     reason = describe();
   }
 
-  size_t workspace_size() const override { return tc_spmm_workspace_bytes(operand_, problem_.B.cols); }
+  // The arrival counters are the plan's own (counters_), so the workspace holds partial tiles only.
+  size_t workspace_size() const override { return tc_spmm_workspace_bytes(operand_, problem_.B.cols, true); }
 
   void execute(double alpha, const sparsetc_dense_s& B, double beta, const sparsetc_dense_s& C, void* workspace,
                size_t workspace_bytes) override {
@@ -113,6 +115,8 @@ class BcsrTcSpmm final : public SpmmExecutor {
     args.alpha = alpha;
     args.beta = beta;
     args.row_map = row_map_.as<const int64_t>();
+    args.counters = counters_.as<unsigned>();
+    args.counter_count = counter_count_;
     tc_spmm(operand_, args, workspace, workspace_bytes, handle_.stream);
   }
 
@@ -126,6 +130,18 @@ class BcsrTcSpmm final : public SpmmExecutor {
     const GpuContext context = handle_.gpu();
     if (permutation_.empty()) operand_ = make_tc_bcsr(csr.view(), precision_, context);
     else operand_ = make_tc_bcsr(gpu_permute_rows<V>(csr.view(), permutation_, context).view(), precision_, context);
+    keep_counters();
+  }
+
+  // The split panels' arrival counters, zeroed once here: each multiply leaves them zero.
+  void keep_counters() {
+    counter_count_ = tc_spmm_counter_count(operand_, problem_.B.cols);
+    if (counter_count_ == 0) {
+      counters_ = DeviceBuffer();
+      return;
+    }
+    counters_ = DeviceBuffer(size_t(counter_count_) * sizeof(unsigned), handle_.gpu());
+    SPARSETC_CUDA_CHECK(cudaMemsetAsync(counters_.data(), 0, counters_.size(), handle_.stream));
   }
 
   // New values of A in the planned pattern and order.
@@ -231,6 +247,8 @@ class BcsrTcSpmm final : public SpmmExecutor {
   TcBcsrOperand operand_;
   std::vector<int64_t> permutation_;  // ours (empty: identity)
   DeviceBuffer row_map_;              // int64 rows, or empty for the identity
+  DeviceBuffer counters_;             // TcSpmmArgs::counters: counter_count_ unsigned, zero between multiplies
+  int64_t counter_count_ = 0;
   DeviceBuffer own_workspace_;
   uint64_t version_ = 0;
   int64_t identity_blocks_ = 0;

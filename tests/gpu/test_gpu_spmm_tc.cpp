@@ -372,6 +372,43 @@ TEST_F(GpuTest, TensorCorePlanSeesNewValues) {
   run.check();
 }
 
+// A band of 16 panels splits every panel into chunks at narrow B, so each multiply counts the chunks
+// of a panel as they arrive; the plan keeps those counters and every multiply leaves them zero for
+// the next: repeated multiplies, and those after new values (a new operand), stay right.
+TEST_F(GpuTest, TensorCorePlanRunsSplitPanelsRepeatedly) {
+  const TcCase c{Precision::f16, F32, ROW, 2040, 2040, 8, 1.0, 0.5};
+  Triplets band{c.m, c.k, {}};
+  for (int64_t i = 0; i < c.m; ++i)
+    for (int64_t j = std::max<int64_t>(0, i - 300); j <= std::min<int64_t>(c.k - 1, i + 300); ++j)
+      band.entries[{i, j}] = 0.25 + double((i * 5 + j * 3) % 7) / 8;
+  TcRun run(gpu_, c, band);
+  ASSERT_OK(gpu_, run.plan(SPARSETC_SPMM_ALG_BCSR_TC));
+  sparsetc_spmm_alg_t alg = 0;
+  const std::string reason = run.plan_reason(&alg);
+  EXPECT_NE(reason.find(" work items"), std::string::npos) << "no panel was split: " << reason;
+  for (int repeat = 0; repeat < 3; ++repeat) {
+    SCOPED_TRACE("multiply " + std::to_string(repeat));
+    run.reset_c();
+    ASSERT_OK(gpu_, run.execute());
+    ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
+    run.check();
+  }
+  Triplets negated = run.a();
+  std::vector<double> values;
+  for (auto& [rc, v] : negated.entries) values.push_back(v = -v);
+  const std::vector<uint8_t> bytes = pack(values, F16);
+  DeviceArray<uint8_t> device(bytes);
+  ASSERT_OK(gpu_, sparsetc_matrix_set_values(gpu_, run.matrix(), device.get()));
+  run.replace_a(negated);
+  for (int repeat = 0; repeat < 2; ++repeat) {
+    SCOPED_TRACE("multiply " + std::to_string(repeat) + " after new values");
+    run.reset_c();
+    ASSERT_OK(gpu_, run.execute());
+    ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
+    run.check();
+  }
+}
+
 // AUTO takes the tensor cores where blocks fill (a band) at narrow B and leaves scattered matrices
 // (and, in this version, wide B) to others.
 TEST_F(GpuTest, AutoTakesTensorCoresWhereBlocksFill) {

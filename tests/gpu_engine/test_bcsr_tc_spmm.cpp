@@ -206,13 +206,17 @@ struct Case {
   bool row_map = false;
   bool from_float = true;
   int repeats = 1;  // > 1: the results of every run must be bitwise equal
+  // The caller's arrival counters (TcSpmmArgs::counters), zeroed once before the first run: every
+  // run must leave them zero.
+  bool own_counters = false;
 };
 
 std::string describe(const Case& c) {
   return std::string(name_of(c.precision)) + " n=" + std::to_string(c.n) +
          (c.b_order == SPARSETC_ORDER_ROW ? " B row" : " B col") + (c.c_order == SPARSETC_ORDER_ROW ? " C row " : " C col ") +
          name_of(c.c_type) + " ld_kind=" + std::to_string(c.ld_kind) + " alpha=" + std::to_string(c.alpha) +
-         " beta=" + std::to_string(c.beta) + (c.row_map ? " row_map" : "") + (c.from_float ? "" : " from double");
+         " beta=" + std::to_string(c.beta) + (c.row_map ? " row_map" : "") + (c.from_float ? "" : " from double") +
+         (c.own_counters ? " own counters" : "");
 }
 
 int64_t leading(int64_t extent, int kind) {
@@ -304,8 +308,15 @@ void check_case(const CsrMatrix<double>& A, const sd::TcBcsrOperand& op, const C
   args.alpha = c.alpha;
   args.beta = c.beta;
   args.row_map = c.row_map ? dmap.as<const int64_t>() : nullptr;
-  const size_t ws_bytes = sd::tc_spmm_workspace_bytes(op, n);
+  const size_t ws_bytes = sd::tc_spmm_workspace_bytes(op, n, c.own_counters);
   DeviceBuffer ws(ws_bytes, ctx);
+  const int64_t counter_count = c.own_counters ? sd::tc_spmm_counter_count(op, n) : 0;
+  DeviceBuffer counters(size_t(std::max<int64_t>(1, counter_count)) * sizeof(unsigned), ctx);
+  if (c.own_counters) {
+    ASSERT_EQ(cudaMemsetAsync(counters.data(), 0, counters.size(), s.stream), cudaSuccess);
+    args.counters = counters.as<unsigned>();
+    args.counter_count = counter_count;
+  }
 
   // reference from the values as the kernel sees them
   std::vector<double> ref(size_t(m * n), 0.0), scale(size_t(m * n), 0.0);
@@ -339,7 +350,11 @@ void check_case(const CsrMatrix<double>& A, const sd::TcBcsrOperand& op, const C
       sd::tc_spmm(op, args, ws.data(), ws_bytes, s.stream);
       HostArray got(c.c_type, C0.size());
       sd::copy_device_to_host(got.bytes.data(), dC.data(), got.bytes.size(), s.stream);
+      std::vector<unsigned> left(size_t(counter_count), 1u);
+      if (counter_count > 0)
+        sd::copy_device_to_host(left.data(), counters.data(), left.size() * sizeof(unsigned), s.stream);
       ASSERT_EQ(cudaStreamSynchronize(s.stream), cudaSuccess);
+      EXPECT_EQ(std::count(left.begin(), left.end(), 0u), counter_count) << "counters not left zero by run " << r;
       results.push_back(std::move(got));
     }
     for (int r = 1; r < c.repeats; ++r)
@@ -510,6 +525,10 @@ TEST(BcsrTcSpmm, LongBlockRowsSplitDeterministic) {
       c.c_type = c_types_of(p).front();
       c.from_float = from_float;
       c.repeats = 3;
+      c.own_counters = n == 32 || n == 136;
+      if (c.own_counters) {
+        EXPECT_GT(sd::tc_spmm_counter_count(op, n), 0) << name_of(p);
+      }
       check_case(A, op, c, s, seed + uint64_t(n));
     }
   }
@@ -550,7 +569,8 @@ TEST(BcsrTcSpmm, FewPanelsSpreadOverTheDevice) {
       c.beta = n == 32 ? 0.5 : 0.0;
       c.c_type = c_types_of(p).front();
       c.from_float = from_float;
-      c.repeats = 2;
+      c.repeats = 3;
+      c.own_counters = n == 8 || n == wide_tile + 8;
       check_case(A, op, c, s, seed + uint64_t(n));
     }
   }
@@ -704,6 +724,16 @@ TEST(BcsrTcSpmm, Errors) {
   args.B = B2.data();
   args.C = C2.data();
   EXPECT_EQ(status_of([&] { sd::tc_spmm(split, args, nullptr, 0, s.stream); }), SPARSETC_STATUS_WORKSPACE_TOO_SMALL);
+  // the caller's arrival counters: fewer than the split panels need
+  const int64_t counter_count = sd::tc_spmm_counter_count(split, 8);
+  ASSERT_GT(counter_count, 0);
+  EXPECT_LT(sd::tc_spmm_workspace_bytes(split, 8, true), sd::tc_spmm_workspace_bytes(split, 8));
+  DeviceBuffer counters(size_t(counter_count) * sizeof(unsigned), s.context()),
+      ws(sd::tc_spmm_workspace_bytes(split, 8, true), s.context());
+  args.counters = counters.as<unsigned>();
+  args.counter_count = counter_count - 1;
+  EXPECT_EQ(status_of([&] { sd::tc_spmm(split, args, ws.data(), ws.size(), s.stream); }),
+            SPARSETC_STATUS_INTERNAL_ERROR);
   ASSERT_EQ(cudaStreamSynchronize(s.stream), cudaSuccess);
 }
 

@@ -6,7 +6,8 @@
 // SPARSETC_BENCH_TC_VARIANTS (e.g. "1,2") also times the other wide kernels (TcSpmmArgs::wide_variant)
 // on the same inputs, one line each after the case (checked against cuSPARSE like the default);
 // "panels" there times the default kernel on the panels' own work items (TcSpmmArgs::spread = false),
-// printed as variant -1.
+// printed as variant -1; "memset" the default with the arrival counters in the workspace, zeroed on
+// every call (variant -2; the default keeps them beside the operand, as a plan does).
 //
 // Per case: medians of 50 CUDA-event-timed runs after 5 warm-ups of tc_spmm (C fp32, B row-major) and of
 // cuSPARSE SpMM: CSR with fp16 A/B and fp32 compute (ALG_DEFAULT, CSR_ALG2), CSR fp32 (CSR_ALG3, often
@@ -164,7 +165,7 @@ TEST(BcsrTcBench, VersusCusparse) {
   const double tflops = std::getenv("SPARSETC_BENCH_TFLOPS") ? std::atof(std::getenv("SPARSETC_BENCH_TFLOPS")) : 780.0;
   std::vector<int> variants;
   for (const std::string& s : split_list(std::getenv("SPARSETC_BENCH_TC_VARIANTS"), {}))
-    variants.push_back(s == "panels" ? -1 : std::stoi(s));
+    variants.push_back(s == "panels" ? -1 : s == "memset" ? -2 : std::stoi(s));
 
   cudaMemPool_t pool;
   ASSERT_EQ(cudaDeviceGetDefaultMemPool(&pool, 0), cudaSuccess);
@@ -276,7 +277,13 @@ TEST(BcsrTcBench, VersusCusparse) {
       args.C = dC.data();
       args.c_type = SPARSETC_VALUE_F32;
       args.ldc = n;
-      const size_t ws_bytes = sd::tc_spmm_workspace_bytes(op, n);
+      // As a plan runs it: the arrival counters kept beside the operand, no memset per call.
+      const int64_t counter_count = sd::tc_spmm_counter_count(op, n);
+      sd::DeviceBuffer counters(size_t(std::max<int64_t>(counter_count, 1)) * sizeof(unsigned), ctx);
+      ASSERT_EQ(cudaMemsetAsync(counters.data(), 0, counters.size(), stream), cudaSuccess);
+      args.counters = counters.as<unsigned>();
+      args.counter_count = counter_count;
+      const size_t ws_bytes = sd::tc_spmm_workspace_bytes(op, n);  // enough with or without own counters
       sd::DeviceBuffer ws(std::max<size_t>(ws_bytes, 16), ctx);
       const double tc = time_ms(stream, [&] { sd::tc_spmm(op, args, ws.data(), ws_bytes, stream); });
       ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess) << cudaGetErrorString(cudaGetLastError());
@@ -342,7 +349,8 @@ TEST(BcsrTcBench, VersusCusparse) {
       for (int v : variants) {  // the other wide kernels (or the panels' own work items) on the same inputs
         sd::TcSpmmArgs other = args;
         other.wide_variant = std::max(v, 0);
-        other.spread = v >= 0;
+        other.spread = v != -1;
+        if (v == -2) other.counters = nullptr;  // counters in the workspace, zeroed on every call
         ASSERT_EQ(cudaMemsetAsync(dC.data(), 0xff, dC.size(), stream), cudaSuccess);  // NaN: every element written
         const double ms = time_ms(stream, [&] { sd::tc_spmm(op, other, ws.data(), ws_bytes, stream); });
         sd::copy_device_to_host(got.data(), dC.data(), got.size() * 4, stream);

@@ -114,6 +114,14 @@ struct TcSpmmArgs {
   // Benchmarks and tests: false runs the panels' own work items where tc_work_list would pick a
   // spread list (TcBcsrOperand::narrow_items, wide_items).
   bool spread = true;
+  // nullptr, or at least tc_spmm_counter_count(a, n) arrival counters of split panels in device
+  // memory, all zero. Every multiply leaves them zero again (the last chunk of a panel to arrive
+  // resets its counter), so a plan keeps one set for all its multiplies and none needs a memset: a
+  // second operation on the stream, which costs 1-2 us beside kernels of 10 us at N <= 32. With
+  // nullptr the counters live in the workspace and are zeroed there on every call. A set must not
+  // serve two multiplies that run at the same time.
+  unsigned* counters = nullptr;
+  int64_t counter_count = 0;  // of `counters`
 };
 
 // Which operand types a precision takes: f16: B f16, C f32 or f16; bf16: B bf16, C f32 or bf16;
@@ -128,8 +136,13 @@ bool tc_supports(TcPrecision precision, sparsetc_value_type_t b_type, sparsetc_v
 const TcWorkList& tc_work_list(const TcBcsrOperand& a, int64_t n, bool spread = true);
 
 // Workspace one multiply with n columns needs (0 when none); the same for every call with this n,
-// with or without TcSpmmArgs::spread.
-size_t tc_spmm_workspace_bytes(const TcBcsrOperand& a, int64_t n);
+// with or without TcSpmmArgs::spread. own_counters: the caller passes TcSpmmArgs::counters, so the
+// workspace holds only the split items' partial tiles.
+size_t tc_spmm_workspace_bytes(const TcBcsrOperand& a, int64_t n, bool own_counters = false);
+
+// Arrival counters a multiply with n columns uses (TcSpmmArgs::counters): one per split panel and
+// N tile, for the list of n and for the panels' own.
+int64_t tc_spmm_counter_count(const TcBcsrOperand& a, int64_t n);
 
 // Every element of C (all rows, including rows of empty block rows, and all n columns) is written.
 // Throws NOT_SUPPORTED for type pairs tc_supports rejects, INVALID_VALUE for bad leading

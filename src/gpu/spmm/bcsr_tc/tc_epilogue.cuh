@@ -116,8 +116,10 @@ __device__ __forceinline__ bool combine_split_chunks(const TcKernelParams& p, co
   __threadfence();
   __syncthreads();
   if (threadIdx.x == 0) {
-    const unsigned arrived = atomicAdd(p.counters + int64_t(item.split_index) * p.n_tiles + n_tile, 1u);
-    last_to_arrive = arrived == unsigned(item.chunks - 1);
+    unsigned* counter = p.counters + int64_t(item.split_index) * p.n_tiles + n_tile;
+    last_to_arrive = atomicAdd(counter, 1u) == unsigned(item.chunks - 1);
+    // Every chunk has arrived: zero again for the next multiply (TcSpmmArgs::counters).
+    if (last_to_arrive) *counter = 0u;
   }
   __syncthreads();
   if (!last_to_arrive) return false;

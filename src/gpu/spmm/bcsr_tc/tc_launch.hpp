@@ -31,7 +31,7 @@ struct TcKernelParams {
   double alpha = 1.0, beta = 0.0;
   const int64_t* row_map = nullptr;
   void* partials = nullptr;      // split items' partial tiles (accumulator type), workspace
-  unsigned* counters = nullptr;  // split panels x n_tiles arrival counters, zeroed before the launch
+  unsigned* counters = nullptr;  // split panels x n_tiles arrival counters: zero at the launch, left zero
   int wide_variant = 0;          // TcSpmmArgs::wide_variant
 };
 

@@ -47,20 +47,23 @@ bool launch_wgmma(TcPrecision precision, const tc::TcKernelParams& p, int64_t wo
 constexpr size_t kAlign = 256;
 size_t aligned(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
 
+// The workspace: the split items' partial tiles, then (unless the caller keeps them) the counters.
 struct WorkspaceLayout {
   size_t partial_bytes = 0, counter_bytes = 0;
   int64_t n_tiles = 0;
+  int64_t counters = 0;  // split panels x n_tiles
   size_t total() const { return partial_bytes + counter_bytes; }
 };
 
-WorkspaceLayout workspace_layout(const TcBcsrOperand& a, const TcWorkList& list, int64_t n) {
+WorkspaceLayout workspace_layout(const TcBcsrOperand& a, const TcWorkList& list, int64_t n, bool own_counters) {
   WorkspaceLayout w;
   const tc::TcTileShape tile = tc::tc_tile_shape(a.precision, n);
   w.n_tiles = n > 0 ? (n + tile.tn - 1) / tile.tn : 0;
   if (list.split_items == 0 || w.n_tiles == 0) return w;
   w.partial_bytes = aligned(size_t(list.split_items) * size_t(w.n_tiles) * size_t(tile.partial_elements) *
                             tile.accumulator_bytes);
-  w.counter_bytes = aligned(size_t(list.split_panels) * size_t(w.n_tiles) * sizeof(unsigned));
+  w.counters = list.split_panels * w.n_tiles;
+  if (!own_counters) w.counter_bytes = aligned(size_t(w.counters) * sizeof(unsigned));
   return w;
 }
 
@@ -114,8 +117,14 @@ const TcWorkList& tc_work_list(const TcBcsrOperand& a, int64_t n, bool spread) {
 }
 
 // Enough for the list of n and for the panels' own (TcSpmmArgs::spread = false).
-size_t tc_spmm_workspace_bytes(const TcBcsrOperand& a, int64_t n) {
-  return std::max(workspace_layout(a, tc_work_list(a, n), n).total(), workspace_layout(a, a.panel_items, n).total());
+size_t tc_spmm_workspace_bytes(const TcBcsrOperand& a, int64_t n, bool own_counters) {
+  return std::max(workspace_layout(a, tc_work_list(a, n), n, own_counters).total(),
+                  workspace_layout(a, a.panel_items, n, own_counters).total());
+}
+
+int64_t tc_spmm_counter_count(const TcBcsrOperand& a, int64_t n) {
+  return std::max(workspace_layout(a, tc_work_list(a, n), n, true).counters,
+                  workspace_layout(a, a.panel_items, n, true).counters);
 }
 
 void tc_spmm(const TcBcsrOperand& a, const TcSpmmArgs& args, void* workspace, size_t workspace_bytes,
@@ -141,10 +150,13 @@ void tc_spmm(const TcBcsrOperand& a, const TcSpmmArgs& args, void* workspace, si
   require(args.C != nullptr, SPARSETC_STATUS_NULL_POINTER, "tensor-core SpMM: C is NULL");
   require(args.B != nullptr || k == 0, SPARSETC_STATUS_NULL_POINTER, "tensor-core SpMM: B is NULL");
   const TcWorkList& list = tc_work_list(a, n, args.spread);
-  const WorkspaceLayout w = workspace_layout(a, list, n);
+  const bool own_counters = args.counters != nullptr;
+  const WorkspaceLayout w = workspace_layout(a, list, n, own_counters);
   require(workspace_bytes >= w.total(), SPARSETC_STATUS_WORKSPACE_TOO_SMALL, "tensor-core SpMM: workspace of ",
           workspace_bytes, " bytes, ", w.total(), " needed for n = ", n);
   require(w.total() == 0 || workspace != nullptr, SPARSETC_STATUS_NULL_POINTER, "tensor-core SpMM: workspace is NULL");
+  require(!own_counters || args.counter_count >= w.counters, SPARSETC_STATUS_INTERNAL_ERROR, "tensor-core SpMM: ",
+          args.counter_count, " arrival counters, ", w.counters, " needed for n = ", n);
 
   tc::TcKernelParams p;
   p.items = list.items.as<const TcWorkItem>();
@@ -169,8 +181,10 @@ void tc_spmm(const TcBcsrOperand& a, const TcSpmmArgs& args, void* workspace, si
   p.beta = args.beta;
   p.row_map = args.row_map;
   p.wide_variant = args.wide_variant;
-  if (w.total() > 0) {
-    p.partials = workspace;
+  if (w.total() > 0) p.partials = workspace;
+  if (own_counters) {
+    p.counters = args.counters;
+  } else if (w.counter_bytes > 0) {
     p.counters = reinterpret_cast<unsigned*>(static_cast<unsigned char*>(workspace) + w.partial_bytes);
     SPARSETC_CUDA_CHECK(cudaMemsetAsync(p.counters, 0, w.counter_bytes, stream));
   }
