@@ -2,7 +2,8 @@
 // a correctness test): runs only with SPARSETC_BENCH=1 on a device, e.g.
 //   SPARSETC_BENCH=1 ./sparsetc_gpu_engine_tests --gtest_filter='BcsrTcBench.*'
 // SPARSETC_BENCH_SPECS overrides the generator specs (comma separated; "+1sa" after a spec reorders
-// its rows with 1-SA first), SPARSETC_BENCH_NS the column counts. The f16 path is timed.
+// its rows with 1-SA first; a path with ".mtx" in it is read as a Matrix Market file), SPARSETC_BENCH_NS
+// the column counts. The f16 path is timed.
 // SPARSETC_BENCH_TC_VARIANTS (e.g. "1,2") also times the other wide kernels (TcSpmmArgs::wide_variant)
 // on the same inputs, one line each after the case (checked against cuSPARSE like the default);
 // "panels" there times the default kernel on the panels' own work items (TcSpmmArgs::spread = false),
@@ -36,11 +37,13 @@
 #include <vector>
 
 #include "core/half.hpp"
+#include "formats/convert.hpp"
 #include "formats/sparse.hpp"
 #include "gen/generators.hpp"
 #include "gpu/convert/gpu_convert.hpp"
 #include "gpu/device_memory.hpp"
 #include "gpu/spmm/bcsr_tc/bcsr_tc_spmm.hpp"
+#include "io/matrix_market.hpp"
 #include "reorder/reorder.hpp"
 
 namespace {
@@ -200,7 +203,11 @@ TEST(BcsrTcBench, VersusCusparse) {
       one_sa = true;
       spec = spec.substr(0, spec.size() - 4);
     }
-    sd::CsrMatrix<double> A = sd::generate(spec, 42);
+    const bool file = spec.find(".mtx") != std::string::npos;  // a Matrix Market file instead of a spec
+    sd::CsrMatrix<double> A =
+        file ? sd::coo_to_csr(sd::read_matrix_market(spec), SPARSETC_DUPLICATES_SUM) : sd::generate(spec, 42);
+    if (file)  // the pattern is what is timed; values in [0.5, 1] fit f16 (stiffness matrices do not)
+      for (size_t i = 0; i < A.values.size(); ++i) A.values[i] = 0.5 + double(i % 9) / 16.0;
     double reorder_s = 0;
     if (one_sa) A = reorder_1sa(A, &reorder_s);
     const std::string label = spec + (one_sa ? " (1-SA)" : "");
