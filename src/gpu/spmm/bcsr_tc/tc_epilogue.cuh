@@ -8,6 +8,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "gpu/spmm/bcsr_tc/tc_launch.hpp"
 #include "gpu/spmm/bcsr_tc/tc_schedule.hpp"
@@ -43,46 +44,6 @@ __device__ __forceinline__ void store_c(const TcKernelParams& p, int64_t c_row, 
     default: {  // SPARSETC_VALUE_BF16
       __nv_bfloat16* c = static_cast<__nv_bfloat16*>(p.c) + index;
       *c = __float2bfloat16_rn(float(scaled(acc, alpha, beta, read ? Acc(__bfloat162float(*c)) : Acc(0))));
-      break;
-    }
-  }
-}
-
-// Columns col and col + 1 (col even, col < n) of one row.
-template <typename Acc>
-__device__ __forceinline__ void store_c_pair(const TcKernelParams& p, int64_t c_row, int64_t col, Acc a0, Acc a1,
-                                             Acc alpha, Acc beta) {
-  if (!p.c_pairs || col + 1 >= p.n) {
-    store_c(p, c_row, col, a0, alpha, beta);
-    if (col + 1 < p.n) store_c(p, c_row, col + 1, a1, alpha, beta);
-    return;
-  }
-  const int64_t index = c_row * p.ldc + col;
-  const bool read = beta != Acc(0);
-  switch (p.c_type) {
-    case SPARSETC_VALUE_F32: {
-      float2* c = reinterpret_cast<float2*>(static_cast<float*>(p.c) + index);
-      const float2 old = read ? *c : make_float2(0.f, 0.f);
-      *c = make_float2(float(scaled(a0, alpha, beta, Acc(old.x))), float(scaled(a1, alpha, beta, Acc(old.y))));
-      break;
-    }
-    case SPARSETC_VALUE_F64: {
-      double2* c = reinterpret_cast<double2*>(static_cast<double*>(p.c) + index);
-      const double2 old = read ? *c : make_double2(0.0, 0.0);
-      *c = make_double2(double(scaled(a0, alpha, beta, Acc(old.x))), double(scaled(a1, alpha, beta, Acc(old.y))));
-      break;
-    }
-    case SPARSETC_VALUE_F16: {
-      __half2* c = reinterpret_cast<__half2*>(static_cast<__half*>(p.c) + index);
-      const float2 old = read ? __half22float2(*c) : make_float2(0.f, 0.f);
-      *c = __floats2half2_rn(float(scaled(a0, alpha, beta, Acc(old.x))), float(scaled(a1, alpha, beta, Acc(old.y))));
-      break;
-    }
-    default: {
-      __nv_bfloat162* c = reinterpret_cast<__nv_bfloat162*>(static_cast<__nv_bfloat16*>(p.c) + index);
-      const float2 old = read ? __bfloat1622float2(*c) : make_float2(0.f, 0.f);
-      *c = __floats2bfloat162_rn(float(scaled(a0, alpha, beta, Acc(old.x))),
-                                 float(scaled(a1, alpha, beta, Acc(old.y))));
       break;
     }
   }
@@ -143,23 +104,107 @@ __device__ __forceinline__ bool combine_split_chunks(const TcKernelParams& p, co
   return true;
 }
 
-// One warp's kRB block rows (from row row0 on) x kNT 8-column tiles (from column col0 on) to C.
-template <class T, int kRB, int kNT>
-__device__ __forceinline__ void store_tile(const TcKernelParams& p, const typename T::AccTile (&acc)[kRB][kNT],
-                                           int64_t row0, int64_t col0, int lane) {
+// One or two adjacent elements of a row of C in its type Out; kRead: beta != 0 (C is read).
+template <typename Out, bool kRead, typename Acc>
+__device__ __forceinline__ void store_one(Out* c, Acc v, Acc alpha, Acc beta) {
+  if constexpr (std::is_same_v<Out, __half>) {
+    *c = __float2half_rn(float(kRead ? alpha * v + beta * Acc(__half2float(*c)) : alpha * v));
+  } else if constexpr (std::is_same_v<Out, __nv_bfloat16>) {
+    *c = __float2bfloat16_rn(float(kRead ? alpha * v + beta * Acc(__bfloat162float(*c)) : alpha * v));
+  } else {
+    *c = Out(kRead ? alpha * v + beta * Acc(*c) : alpha * v);
+  }
+}
+
+template <typename Out, bool kRead, typename Acc>
+__device__ __forceinline__ void store_two(Out* c, Acc v0, Acc v1, Acc alpha, Acc beta) {
+  if constexpr (std::is_same_v<Out, __half>) {
+    const float2 old = kRead ? __half22float2(*reinterpret_cast<const __half2*>(c)) : make_float2(0.f, 0.f);
+    *reinterpret_cast<__half2*>(c) = __floats2half2_rn(float(kRead ? alpha * v0 + beta * Acc(old.x) : alpha * v0),
+                                                       float(kRead ? alpha * v1 + beta * Acc(old.y) : alpha * v1));
+  } else if constexpr (std::is_same_v<Out, __nv_bfloat16>) {
+    const float2 old =
+        kRead ? __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(c)) : make_float2(0.f, 0.f);
+    *reinterpret_cast<__nv_bfloat162*>(c) =
+        __floats2bfloat162_rn(float(kRead ? alpha * v0 + beta * Acc(old.x) : alpha * v0),
+                              float(kRead ? alpha * v1 + beta * Acc(old.y) : alpha * v1));
+  } else if constexpr (std::is_same_v<Out, float>) {
+    const float2 old = kRead ? *reinterpret_cast<const float2*>(c) : make_float2(0.f, 0.f);
+    *reinterpret_cast<float2*>(c) = make_float2(float(kRead ? alpha * v0 + beta * Acc(old.x) : alpha * v0),
+                                                float(kRead ? alpha * v1 + beta * Acc(old.y) : alpha * v1));
+  } else {
+    const double2 old = kRead ? *reinterpret_cast<const double2*>(c) : make_double2(0.0, 0.0);
+    *reinterpret_cast<double2*>(c) = make_double2(double(kRead ? alpha * v0 + beta * Acc(old.x) : alpha * v0),
+                                                  double(kRead ? alpha * v1 + beta * Acc(old.y) : alpha * v1));
+  }
+}
+
+// The tile of store_tile into row-major C whose rows take 2-element stores (p.c_pairs), in C's type
+// Out with beta read or not fixed at compile time: a few instructions per store.
+template <class T, int kRB, int kNT, typename Out, bool kRead>
+__device__ __forceinline__ void store_tile_pairs(const TcKernelParams& p, const typename T::AccTile (&acc)[kRB][kNT],
+                                                 int64_t row0, int64_t col0, int lane) {
   using Acc = typename T::Acc;
   const Acc alpha = Acc(p.alpha), beta = Acc(p.beta);
+  Out* c = static_cast<Out*>(p.c);
 #pragma unroll
   for (int rb = 0; rb < kRB; ++rb) {
 #pragma unroll
     for (int a = 0; a < T::kAccPerTile; a += 2) {  // accumulators a, a + 1: adjacent columns of one row
       const int64_t row = row0 + rb * T::kBlockH + T::acc_row(a, lane);
       if (row >= p.m) continue;
+      Out* line = c + (p.row_map ? __ldg(p.row_map + row) : row) * p.ldc;
+#pragma unroll
+      for (int nt = 0; nt < kNT; ++nt) {
+        const int64_t col = col0 + nt * 8 + T::acc_col(a, lane);
+        if (col + 1 < p.n) store_two<Out, kRead>(line + col, acc[rb][nt].v[a], acc[rb][nt].v[a + 1], alpha, beta);
+        else if (col < p.n) store_one<Out, kRead>(line + col, acc[rb][nt].v[a], alpha, beta);
+      }
+    }
+  }
+}
+
+template <class T, int kRB, int kNT, bool kRead>
+__device__ __forceinline__ void store_tile_pairs_as(const TcKernelParams& p, const typename T::AccTile (&acc)[kRB][kNT],
+                                                    int64_t row0, int64_t col0, int lane) {
+  if constexpr (std::is_same_v<typename T::Acc, double>) {
+    store_tile_pairs<T, kRB, kNT, double, kRead>(p, acc, row0, col0, lane);  // f64: C is f64
+  } else {
+    switch (p.c_type) {
+      case SPARSETC_VALUE_F32: store_tile_pairs<T, kRB, kNT, float, kRead>(p, acc, row0, col0, lane); break;
+      case SPARSETC_VALUE_F16: store_tile_pairs<T, kRB, kNT, __half, kRead>(p, acc, row0, col0, lane); break;
+      default: store_tile_pairs<T, kRB, kNT, __nv_bfloat16, kRead>(p, acc, row0, col0, lane); break;
+    }
+  }
+}
+
+// One warp's kRB block rows (from row row0 on) x kNT 8-column tiles (from column col0 on) to C.
+// Row-major C with 2-element rows (the common case) takes one branch on C's type and beta for the
+// whole tile: a branch per store made the epilogue the largest part of the narrow kernels' code,
+// which each warp runs once, so every instruction was fetched cold (ncu on band hw64 at N = 32: 40%
+// of the kernel's stall samples were instruction-fetch waits on these stores).
+template <class T, int kRB, int kNT>
+__device__ __forceinline__ void store_tile(const TcKernelParams& p, const typename T::AccTile (&acc)[kRB][kNT],
+                                           int64_t row0, int64_t col0, int lane) {
+  using Acc = typename T::Acc;
+  if (p.c_pairs) {
+    if (Acc(p.beta) != Acc(0)) store_tile_pairs_as<T, kRB, kNT, true>(p, acc, row0, col0, lane);
+    else store_tile_pairs_as<T, kRB, kNT, false>(p, acc, row0, col0, lane);
+    return;
+  }
+  const Acc alpha = Acc(p.alpha), beta = Acc(p.beta);
+#pragma unroll
+  for (int rb = 0; rb < kRB; ++rb) {
+#pragma unroll
+    for (int a = 0; a < T::kAccPerTile; a += 2) {
+      const int64_t row = row0 + rb * T::kBlockH + T::acc_row(a, lane);
+      if (row >= p.m) continue;
       const int64_t c_row = p.row_map ? __ldg(p.row_map + row) : row;
 #pragma unroll
       for (int nt = 0; nt < kNT; ++nt) {
         const int64_t col = col0 + nt * 8 + T::acc_col(a, lane);
-        if (col < p.n) store_c_pair<Acc>(p, c_row, col, acc[rb][nt].v[a], acc[rb][nt].v[a + 1], alpha, beta);
+        if (col < p.n) store_c(p, c_row, col, acc[rb][nt].v[a], alpha, beta);
+        if (col + 1 < p.n) store_c(p, c_row, col + 1, acc[rb][nt].v[a + 1], alpha, beta);
       }
     }
   }
