@@ -1,7 +1,8 @@
 // The end of a CTA's work: split items combine their chunks' partial tiles (combine_split_chunks),
 // then C = alpha * acc + beta * C for the tile (store_tile; beta == 0: C is never read), through the
 // row map, in C's type and order. Bounds: rows < m, columns < n. Accumulator pairs of adjacent
-// columns go out as one 2-element store where C allows it (row-major, aligned, even ldc).
+// columns go out as one 2-element store where C allows it (row-major, aligned, even ldc); that path
+// is specialised per C type and beta, the element-wise one (column-major or unaligned C) is not.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -104,38 +105,44 @@ __device__ __forceinline__ bool combine_split_chunks(const TcKernelParams& p, co
   return true;
 }
 
-// One or two adjacent elements of a row of C in its type Out; kRead: beta != 0 (C is read).
+// alpha * v (+ beta * old where C is read: kRead, beta != 0), fixed at compile time.
+template <bool kRead, typename Acc>
+__device__ __forceinline__ Acc scaled_as(Acc v, Acc alpha, Acc beta, Acc old) {
+  return kRead ? alpha * v + beta * old : alpha * v;
+}
+
+// One element of a row of C in its type Out.
 template <typename Out, bool kRead, typename Acc>
 __device__ __forceinline__ void store_one(Out* c, Acc v, Acc alpha, Acc beta) {
   if constexpr (std::is_same_v<Out, __half>) {
-    *c = __float2half_rn(float(kRead ? alpha * v + beta * Acc(__half2float(*c)) : alpha * v));
+    *c = __float2half_rn(float(scaled_as<kRead>(v, alpha, beta, kRead ? Acc(__half2float(*c)) : Acc(0))));
   } else if constexpr (std::is_same_v<Out, __nv_bfloat16>) {
-    *c = __float2bfloat16_rn(float(kRead ? alpha * v + beta * Acc(__bfloat162float(*c)) : alpha * v));
+    *c = __float2bfloat16_rn(float(scaled_as<kRead>(v, alpha, beta, kRead ? Acc(__bfloat162float(*c)) : Acc(0))));
   } else {
-    *c = Out(kRead ? alpha * v + beta * Acc(*c) : alpha * v);
+    *c = Out(scaled_as<kRead>(v, alpha, beta, kRead ? Acc(*c) : Acc(0)));
   }
 }
 
+// Two adjacent elements of a row of C in its type Out, as one store (c aligned to two elements).
 template <typename Out, bool kRead, typename Acc>
 __device__ __forceinline__ void store_two(Out* c, Acc v0, Acc v1, Acc alpha, Acc beta) {
   if constexpr (std::is_same_v<Out, __half>) {
     const float2 old = kRead ? __half22float2(*reinterpret_cast<const __half2*>(c)) : make_float2(0.f, 0.f);
-    *reinterpret_cast<__half2*>(c) = __floats2half2_rn(float(kRead ? alpha * v0 + beta * Acc(old.x) : alpha * v0),
-                                                       float(kRead ? alpha * v1 + beta * Acc(old.y) : alpha * v1));
+    *reinterpret_cast<__half2*>(c) = __floats2half2_rn(float(scaled_as<kRead>(v0, alpha, beta, Acc(old.x))),
+                                                       float(scaled_as<kRead>(v1, alpha, beta, Acc(old.y))));
   } else if constexpr (std::is_same_v<Out, __nv_bfloat16>) {
     const float2 old =
         kRead ? __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(c)) : make_float2(0.f, 0.f);
-    *reinterpret_cast<__nv_bfloat162*>(c) =
-        __floats2bfloat162_rn(float(kRead ? alpha * v0 + beta * Acc(old.x) : alpha * v0),
-                              float(kRead ? alpha * v1 + beta * Acc(old.y) : alpha * v1));
+    *reinterpret_cast<__nv_bfloat162*>(c) = __floats2bfloat162_rn(
+        float(scaled_as<kRead>(v0, alpha, beta, Acc(old.x))), float(scaled_as<kRead>(v1, alpha, beta, Acc(old.y))));
   } else if constexpr (std::is_same_v<Out, float>) {
     const float2 old = kRead ? *reinterpret_cast<const float2*>(c) : make_float2(0.f, 0.f);
-    *reinterpret_cast<float2*>(c) = make_float2(float(kRead ? alpha * v0 + beta * Acc(old.x) : alpha * v0),
-                                                float(kRead ? alpha * v1 + beta * Acc(old.y) : alpha * v1));
+    *reinterpret_cast<float2*>(c) = make_float2(float(scaled_as<kRead>(v0, alpha, beta, Acc(old.x))),
+                                                float(scaled_as<kRead>(v1, alpha, beta, Acc(old.y))));
   } else {
     const double2 old = kRead ? *reinterpret_cast<const double2*>(c) : make_double2(0.0, 0.0);
-    *reinterpret_cast<double2*>(c) = make_double2(double(kRead ? alpha * v0 + beta * Acc(old.x) : alpha * v0),
-                                                  double(kRead ? alpha * v1 + beta * Acc(old.y) : alpha * v1));
+    *reinterpret_cast<double2*>(c) = make_double2(double(scaled_as<kRead>(v0, alpha, beta, Acc(old.x))),
+                                                  double(scaled_as<kRead>(v1, alpha, beta, Acc(old.y))));
   }
 }
 
