@@ -11,14 +11,11 @@
 namespace sparsetc::detail::gpuconv {
 
 // The local transpose (local_transpose.cuh): tried for structures of at least min_entries
-// entries over more than 2048 lists; tile_lists (a power of two in [32, 2048]) and
-// staging_entries (an upper bound) override what shared memory decides (0: none); any_structure
-// (tests) takes every structure whose tiles fit the visit list, local or not.
+// entries over more than 2048 lists; tile_lists (a power of two in [32, 2048]) fixes the width of
+// its tiles (0: chosen from the mean list length, and halved once where a tile overflows).
 struct LocalTransposeOptions {
   int64_t min_entries = int64_t(1) << 20;
   int tile_lists = 0;
-  int64_t staging_entries = 0;
-  bool any_structure = false;
 };
 
 // How transpose_compressed goes about it (for tests and measurements). digit_bits: 0 picks the
@@ -35,8 +32,8 @@ struct TransposeOptions {
 // Transposes a compressed structure of `outer` lists over `inner` indices (CSR -> CSC, or CSC ->
 // CSR): out_ptr (int64, inner + 1), out_idx (int32, nnz), out_val (V, nnz), each output list sorted.
 // Requires outer and inner <= 2^31 - 1 and nnz <= 2^33 - 1. Deterministic. Where the local
-// transpose is tried, one or two synchronisation points (its probe's and its locate pass's
-// verdicts are read back); none otherwise.
+// transpose is tried, one synchronisation point (its count's verdict is read back; two where it
+// retries with narrower tiles); none otherwise.
 template <typename V>
 void transpose_compressed(int64_t outer, int64_t inner, int64_t nnz, const int64_t* ptr, const int32_t* idx,
                           const V* val, DeviceBuffer& out_ptr, DeviceBuffer& out_idx, DeviceBuffer& out_val,

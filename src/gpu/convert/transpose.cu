@@ -1,8 +1,8 @@
 // CSR <-> CSC on the device: the transpose of a compressed structure.
 //
 // Every output list comes out sorted by outer index, deterministically. Values move as raw words,
-// so any value type transposes exactly. Structures that stay near a few diagonals take
-// local_transpose.cuh (one read, one write; one or two read-backs of its verdicts). The others
+// so any value type transposes exactly. Structures that stay within a narrow band take
+// local_transpose.cuh (a count, then one read and one write; one read-back of its verdict). The others
 // are sorted stably by inner index (no atomics on positions), by one of two sorts chosen by the
 // number of lists:
 //  - up to 2048 lists (11-bit keys): one pass of digit_sort.cuh, straight from the compressed
