@@ -25,11 +25,10 @@ namespace {
 namespace sd = sparsetc::detail;
 using sd::CsrMatrix;
 
-// rows x cols; row i holds the columns i * cols / rows + s for each shift s (those in range),
-// random values; every `empty_every`-th row is empty (0: none). dense_row / dense_col >= 0 add a
-// full row / column.
-CsrMatrix<double> near_diagonals(int64_t rows, int64_t cols, const std::vector<int64_t>& shifts, uint64_t seed,
-                                 int64_t empty_every = 0, int64_t dense_row = -1, int64_t dense_col = -1) {
+// rows x cols: row i holds the columns (sorted, distinct) that columns_of(i, row) puts in `row`,
+// with random values.
+CsrMatrix<double> csr_of_rows(int64_t rows, int64_t cols, uint64_t seed,
+                              const std::function<void(int64_t, std::vector<int64_t>&)>& columns_of) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> value(-1.0, 1.0);
   CsrMatrix<double> A;
@@ -39,6 +38,21 @@ CsrMatrix<double> near_diagonals(int64_t rows, int64_t cols, const std::vector<i
   std::vector<int64_t> row;
   for (int64_t i = 0; i < rows; ++i) {
     row.clear();
+    columns_of(i, row);
+    for (int64_t j : row) {
+      A.col_idx.push_back(j);
+      A.values.push_back(value(rng));
+    }
+    A.row_ptr.push_back(int64_t(A.col_idx.size()));
+  }
+  return A;
+}
+
+// rows x cols; row i holds the columns i * cols / rows + s for each shift s (those in range);
+// every `empty_every`-th row is empty (0: none). dense_row / dense_col >= 0 add a full row / column.
+CsrMatrix<double> near_diagonals(int64_t rows, int64_t cols, const std::vector<int64_t>& shifts, uint64_t seed,
+                                 int64_t empty_every = 0, int64_t dense_row = -1, int64_t dense_col = -1) {
+  return csr_of_rows(rows, cols, seed, [&](int64_t i, std::vector<int64_t>& row) {
     if (i == dense_row) {
       for (int64_t j = 0; j < cols; ++j) row.push_back(j);
     } else if (empty_every == 0 || i % empty_every != 0) {
@@ -49,33 +63,16 @@ CsrMatrix<double> near_diagonals(int64_t rows, int64_t cols, const std::vector<i
     }
     std::sort(row.begin(), row.end());
     row.erase(std::unique(row.begin(), row.end()), row.end());
-    for (int64_t j : row) {
-      A.col_idx.push_back(j);
-      A.values.push_back(value(rng));
-    }
-    A.row_ptr.push_back(int64_t(A.col_idx.size()));
-  }
-  return A;
+  });
 }
 
 // A band of n x n: row i holds columns i - h .. i + h (those in range) for h = half_width(i), no
-// entries where h < 0; random values.
+// entries where h < 0.
 CsrMatrix<double> band_of(int64_t n, const std::function<int64_t(int64_t)>& half_width, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> value(-1.0, 1.0);
-  CsrMatrix<double> A;
-  A.rows = n;
-  A.cols = n;
-  A.row_ptr.assign(1, 0);
-  for (int64_t i = 0; i < n; ++i) {
+  return csr_of_rows(n, n, seed, [&](int64_t i, std::vector<int64_t>& row) {
     const int64_t h = half_width(i);
-    for (int64_t j = std::max<int64_t>(0, i - h); h >= 0 && j <= std::min(n - 1, i + h); ++j) {
-      A.col_idx.push_back(j);
-      A.values.push_back(value(rng));
-    }
-    A.row_ptr.push_back(int64_t(A.col_idx.size()));
-  }
-  return A;
+    for (int64_t j = std::max<int64_t>(0, i - h); h >= 0 && j <= std::min(n - 1, i + h); ++j) row.push_back(j);
+  });
 }
 
 // Half-width 2, except no entries in rows [empty_from, empty_to) (so the columns there form empty

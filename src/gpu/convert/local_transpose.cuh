@@ -46,7 +46,6 @@ constexpr uint32_t kNoTile = 0xFFFFFFFFu;
 // What the count and tiles passes leave for the pull kernel and the host (read back once).
 struct Stats {
   unsigned long long abort;          // a list spanned more than kMaxSpan tiles
-  unsigned long long max_count;      // entries of the fullest tile
   unsigned long long max_rows;       // input lists of the widest tile range
   unsigned long long max_entries;    // entries of the fullest tile range
   unsigned long long range_entries;  // entries of all tiles' input-list ranges together
@@ -130,7 +129,7 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// 2. Per tile of kThreads tiles: the tiles' output offsets (a block scan of their counts, the CTAs
+// 2. Per CTA of kThreads tiles: the tiles' output offsets (a block scan of their counts, the CTAs
 // chained by decoupled look-back), and the stats (one atomic per warp and figure).
 template <typename O>
 __global__ void __launch_bounds__(kThreads)
@@ -157,13 +156,11 @@ __global__ void __launch_bounds__(kThreads)
   }
   __syncthreads();
   if (t < n_tiles) tile_start[t] = before + offset;
-  count = __reduce_max_sync(kFullMask, count);
   rows = __reduce_max_sync(kFullMask, rows);
   const uint32_t most = __reduce_max_sync(kFullMask, uint32_t(entries));
 #pragma unroll
   for (int shift = 16; shift > 0; shift >>= 1) entries += __shfl_xor_sync(kFullMask, entries, shift);
   if ((threadIdx.x & 31) == 0) {
-    atomicMax(&tiles.stats->max_count, (unsigned long long)count);
     atomicMax(&tiles.stats->max_rows, (unsigned long long)rows);
     atomicMax(&tiles.stats->max_entries, (unsigned long long)most);
     atomicAdd(&tiles.stats->range_entries, entries);
@@ -348,10 +345,23 @@ bool transpose_local(int64_t outer, int64_t inner, int64_t nnz, const O* ptr, co
                                                                                 tile_start);
     SPARSETC_CUDA_CHECK_LAUNCH();
     // The pull kernel reads the verdict itself, so it follows at once; the one read-back comes after.
-    const PullParams<O, W, PO> params{ptr,      idx,      val,      in_base,          inner,
-                                      out_base, tile_shift, counts.first_inv, counts.last_plus1, tile_start,
-                                      counts.stats, nnz,  tiles,    out_ptr,          out_idx,
-                                      out_val};
+    PullParams<O, W, PO> params;
+    params.ptr = ptr;
+    params.idx = idx;
+    params.val = val;
+    params.in_base = in_base;
+    params.inner = inner;
+    params.out_base = out_base;
+    params.tile_shift = tile_shift;
+    params.first_inv = counts.first_inv;
+    params.last_plus1 = counts.last_plus1;
+    params.tile_start = tile_start;
+    params.stats = counts.stats;
+    params.nnz = nnz;
+    params.tiles = tiles;
+    params.out_ptr = out_ptr;
+    params.out_idx = out_idx;
+    params.out_val = out_val;
     const unsigned pull_ctas = unsigned(std::min<int64_t>(tiles, int64_t(sms) * kPullCtas));
     pull_kernel<O, W, PO><<<pull_ctas, kPullThreads, 0, context.stream>>>(params);
     SPARSETC_CUDA_CHECK_LAUNCH();
