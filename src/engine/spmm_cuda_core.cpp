@@ -15,7 +15,6 @@
 #include "engine/spmm_plan.hpp"
 #include "engine/spmm_row_order.hpp"
 #include "gpu/convert/gpu_convert.hpp"
-#include "gpu/cuda_check.hpp"
 #include "gpu/device_memory.hpp"
 #include "gpu/spmm/cuda_core/cuda_core_spmm.hpp"
 
@@ -214,8 +213,8 @@ class CudaCoreSpmm final : public SpmmExecutor {
       order_note_ = std::move(choice.note);
       if (!choice.order.empty()) {
         order_ = DeviceBuffer(choice.order.size() * sizeof(int64_t), context);
+        // (from pageable memory: cudaMemcpyAsync returns once it has staged the source, which may then go)
         copy_host_to_device(order_.data(), choice.order.data(), choice.order.size() * sizeof(int64_t), context.stream);
-        SPARSETC_CUDA_CHECK(cudaStreamSynchronize(context.stream));  // pageable source: wait before it goes
       }
       order_decided_ = true;
     }

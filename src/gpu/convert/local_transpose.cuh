@@ -27,6 +27,7 @@
 #include "gpu/convert/convert_common.cuh"
 #include "gpu/convert/convert_internal.hpp"
 #include "gpu/convert/lookback_scan.cuh"
+#include "gpu/device_properties.hpp"
 
 namespace sparsetc::detail::gpuconv {
 namespace local_transpose {
@@ -318,9 +319,7 @@ bool transpose_local(int64_t outer, int64_t inner, int64_t nnz, const O* ptr, co
            double(2 << tile_shift) * double(nnz) / double(inner) <= kAutoFill * kCapacity)
       ++tile_shift;
   }
-  int device = 0, sms = 0;
-  SPARSETC_CUDA_CHECK(cudaGetDevice(&device));
-  SPARSETC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int sms = current_device_sm_count();
   for (bool retried = false;; retried = true) {
     const int64_t tiles = (inner + (int64_t(1) << tile_shift) - 1) >> tile_shift;
     require(tiles <= kMaxInt32, SPARSETC_STATUS_SIZE_OVERFLOW, "local transpose: ", tiles, " tiles");
