@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 
 #include "core/error.hpp"
@@ -102,6 +103,16 @@ std::vector<int64_t> reverse_cuthill_mckee(const Pattern& a) {
     }
   }
   std::reverse(order.begin(), order.end());
+  return order;
+}
+
+std::vector<int64_t> rows_by_first_column(const Pattern& a) {
+  std::vector<int64_t> order(static_cast<size_t>(a.rows));
+  std::iota(order.begin(), order.end(), int64_t(0));
+  auto first_column = [&](int64_t r) {  // rows are sorted; an empty row sorts last
+    return a.row_ptr[r] < a.row_ptr[r + 1] ? a.col_idx[a.row_ptr[r]] : std::numeric_limits<int64_t>::max();
+  };
+  std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return first_column(x) < first_column(y); });
   return order;
 }
 

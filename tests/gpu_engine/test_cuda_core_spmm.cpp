@@ -679,6 +679,49 @@ TEST(CudaCoreSpmm, RowsVisitedInALocalityOrder) {
   EXPECT_TRUE(bits[0] == bits[1]) << "the visiting order changed C's bits (seed " << seed << ")";
 }
 
+// A rectangular A (an LP-like staircase: row i reads columns 4i .. 4i + 10) is visited by first
+// column when its rows come shuffled (from N = 64 on), and in its own order when they come sorted;
+// both give the right C, the same bits on every run.
+TEST(CudaCoreSpmm, RectangularRowsVisitedByFirstColumn) {
+  SKIP_WITHOUT_DEVICE();
+  GpuHandle g;
+  const uint64_t seed = sparsetc_test::fresh_seed();
+  std::mt19937_64 rng(seed);
+  const int64_t rows = 1024;
+  auto staircase = [&](bool shuffled) {
+    std::vector<int64_t> step(static_cast<size_t>(rows));
+    std::iota(step.begin(), step.end(), int64_t(0));
+    if (shuffled) std::shuffle(step.begin(), step.end(), rng);
+    sd::CsrMatrix<double> m;
+    m.rows = rows;
+    m.cols = 4 * rows + 16;
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t k = 0; k < 6; ++k) {
+        m.col_idx.push_back(4 * step[size_t(r)] + 2 * k);
+        m.values.push_back(random_entry(rng));
+      }
+      m.row_ptr.push_back(int64_t(m.col_idx.size()));
+    }
+    return m;
+  };
+  for (const bool shuffled : {true, false}) {
+    const sd::CsrMatrix<double> a = staircase(shuffled);
+    DeviceMatrix da = upload(g, a);
+    for (const Precision& precision : {kF32, kF16F32})
+      for (int64_t n : {7, 64, 130}) {
+        Case c;
+        c.precision = precision;
+        c.n = n;
+        c.beta = n == 64 ? 0.5 : 0.0;
+        Dense B(a.cols, n, c.b_order, precision.b, 0, 0), C(a.rows, n, c.c_order, precision.c, 0, 0);
+        const std::string note = make_executor(g, da, c, B, C)->note();
+        const char* expected = n < 64 ? "rows in A's order (N 7" : shuffled ? "first-column order" : "rows in A's order";
+        EXPECT_NE(note.find(expected), std::string::npos) << c.name() << ": " << note;
+        EXPECT_TRUE(run_case(g, a, da, c, 2)) << "shuffled " << shuffled << ", seed " << seed;
+      }
+  }
+}
+
 TEST(CudaCoreSpmm, RejectsWhatItCannotDo) {
   SKIP_WITHOUT_DEVICE();
   GpuHandle g;

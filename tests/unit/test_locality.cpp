@@ -1,6 +1,7 @@
 // Row orders for locality (src/reorder/locality.cpp): reverse Cuthill-McKee is a permutation on
 // every kind of square pattern (components, isolated rows, one-sided entries), undoes a scrambling
-// of a path and of a band, and the window column reuse counts a window's repeated columns exactly.
+// of a path and of a band; rows by first column keep ties in order and undo a shuffled staircase;
+// the window column reuse counts a window's repeated columns exactly.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -145,6 +146,28 @@ TEST(Locality, WindowColumnReuseCountsRepeatedColumns) {
   EXPECT_DOUBLE_EQ(ro::window_column_reuse(p.view(), {}, 1), 0.0);
   const Pattern empty = from_rows({{}, {}}, 3);
   EXPECT_DOUBLE_EQ(ro::window_column_reuse(empty.view(), {}, 2), 0.0);
+}
+
+TEST(Locality, RowsByFirstColumnKeepTiesInOrderAndEmptyRowsLast) {
+  // First columns 7, none, 2, 7, 0, none, 2 (of 9 columns: a rectangular pattern).
+  const Pattern p = from_rows({{7, 8}, {}, {2, 5}, {7}, {0, 1, 8}, {}, {2}}, 9);
+  EXPECT_EQ(ro::rows_by_first_column(p.view()), (std::vector<int64_t>{4, 2, 6, 0, 3, 1, 5}));
+  EXPECT_TRUE(ro::rows_by_first_column(from_rows({}, 3).view()).empty());
+  // A staircase whose rows were shuffled comes back in order, and reuses more of B over windows.
+  const uint64_t seed = sparsetc_test::fresh_seed();
+  std::mt19937_64 rng(seed);
+  std::vector<int64_t> shuffled(512);
+  std::iota(shuffled.begin(), shuffled.end(), int64_t(0));
+  std::shuffle(shuffled.begin(), shuffled.end(), rng);
+  std::vector<std::set<int32_t>> rows(shuffled.size());
+  for (size_t i = 0; i < shuffled.size(); ++i)
+    for (int32_t k = 0; k < 6; ++k) rows[i].insert(int32_t(4 * shuffled[i] + 2 * k));
+  const Pattern staircase = from_rows(rows, 4 * 512 + 16);
+  const std::vector<int64_t> order = ro::rows_by_first_column(staircase.view());
+  for (size_t i = 0; i < order.size(); ++i) ASSERT_EQ(shuffled[size_t(order[i])], int64_t(i)) << "seed " << seed;
+  EXPECT_GT(ro::window_column_reuse(staircase.view(), order, 64),
+            ro::window_column_reuse(staircase.view(), {}, 64) + 0.3)
+      << "seed " << seed;
 }
 
 TEST(Locality, RejectsWhatItCannotMeasure) {

@@ -84,11 +84,21 @@ template <typename O>
 __global__ void __launch_bounds__(kThreads)
     count_kernel(const O* __restrict__ ptr, const int32_t* __restrict__ idx, int64_t in_base, int64_t outer,
                  int tile_shift, TileCounts tiles) {
+  // A scattered structure stops every warp of the first wave at its first batch, and each of them
+  // reading and then setting one global word made the pass 10.7 us long (H200: 8,448 warps on one
+  // word). So a CTA's warps share a flag, the first to stop reports for its CTA, and the global
+  // flag is read from a warp's second batch on: 4.6 us.
+  __shared__ int cta_stopped;
+  if (threadIdx.x == 0) cta_stopped = 0;
+  __syncthreads();
   const int lane = threadIdx.x & 31;
   const int64_t batches = (outer + 31) / 32;
+  bool first = true;
   for (int64_t b = (int64_t(blockIdx.x) * kThreads + threadIdx.x) / 32; b < batches;
-       b += int64_t(gridDim.x) * kWarps) {
-    if (*reinterpret_cast<volatile unsigned long long*>(&tiles.stats->abort)) return;
+       b += int64_t(gridDim.x) * kWarps, first = false) {
+    if (!first && (*reinterpret_cast<volatile int*>(&cta_stopped) ||
+                   *reinterpret_cast<volatile unsigned long long*>(&tiles.stats->abort)))
+      return;
     const int64_t list = b * 32 + lane;
     int64_t begin = 0, end = 0;
     if (list < outer) {
@@ -102,7 +112,7 @@ __global__ void __launch_bounds__(kThreads)
     }
     const uint32_t span = __reduce_max_sync(kFullMask, last_tile - first_tile);
     if (span > kMaxSpan) {
-      if (lane == 0) atomicExch(&tiles.stats->abort, 1ull);
+      if (lane == 0 && atomicExch_block(&cta_stopped, 1) == 0) atomicOr(&tiles.stats->abort, 1ull);
       return;
     }
     int64_t at = begin;
