@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <numeric>
 
 #include "core/error.hpp"
@@ -107,12 +106,19 @@ std::vector<int64_t> reverse_cuthill_mckee(const Pattern& a) {
 }
 
 std::vector<int64_t> rows_by_first_column(const Pattern& a) {
-  std::vector<int64_t> order(static_cast<size_t>(a.rows));
-  std::iota(order.begin(), order.end(), int64_t(0));
-  auto first_column = [&](int64_t r) {  // rows are sorted; an empty row sorts last
-    return a.row_ptr[r] < a.row_ptr[r + 1] ? a.col_idx[a.row_ptr[r]] : std::numeric_limits<int64_t>::max();
+  // A counting sort by first column (stable; the empty rows in the extra last bucket): linear in
+  // rows and columns, where a comparison sort over the rows' first entries took 14 ms on 156k rows.
+  std::vector<int64_t> start(size_t(a.cols) + 2, 0);
+  auto bucket = [&](int64_t r) {  // rows are sorted: the first entry is the first column
+    if (a.row_ptr[r] == a.row_ptr[r + 1]) return a.cols;
+    const int64_t c = a.col_idx[a.row_ptr[r]];
+    require(c >= 0 && c < a.cols, SPARSETC_STATUS_INVALID_VALUE, "rows by first column: column ", c, " of ", a.cols);
+    return c;
   };
-  std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return first_column(x) < first_column(y); });
+  for (int64_t r = 0; r < a.rows; ++r) ++start[size_t(bucket(r)) + 1];
+  std::partial_sum(start.begin(), start.end(), start.begin());
+  std::vector<int64_t> order(static_cast<size_t>(a.rows));
+  for (int64_t r = 0; r < a.rows; ++r) order[size_t(start[size_t(bucket(r))]++)] = r;
   return order;
 }
 
@@ -122,8 +128,24 @@ double window_column_reuse(const Pattern& a, const std::vector<int64_t>& order, 
           "window column reuse: an order of ", order.size(), " rows for ", a.rows);
   const int64_t entries = a.rows > 0 ? a.row_ptr[a.rows] : 0;
   if (entries == 0) return 0.0;
-  const Quality q = measure(a, order.empty() ? nullptr : order.data(), {}, window, 1);
-  return 1.0 - double(q.blocks) / double(entries);
+  // Each column remembers the last window that read it: a window's distinct columns are the ones
+  // it finds stamped by an earlier window (or none).
+  std::vector<int64_t> stamp(static_cast<size_t>(a.cols), -1);
+  int64_t distinct = 0;
+  for (int64_t i = 0; i < a.rows; ++i) {
+    const int64_t r = order.empty() ? i : order[size_t(i)];
+    require(r >= 0 && r < a.rows, SPARSETC_STATUS_INVALID_VALUE, "window column reuse: row ", r, " of ", a.rows);
+    const int64_t w = i / window;
+    for (int64_t e = a.row_ptr[r]; e < a.row_ptr[r + 1]; ++e) {
+      const int64_t c = a.col_idx[e];
+      require(c >= 0 && c < a.cols, SPARSETC_STATUS_INVALID_VALUE, "window column reuse: column ", c, " of ", a.cols);
+      if (stamp[size_t(c)] != w) {
+        stamp[size_t(c)] = w;
+        ++distinct;
+      }
+    }
+  }
+  return 1.0 - double(distinct) / double(entries);
 }
 
 }  // namespace sparsetc::detail::reorder
