@@ -128,24 +128,8 @@ double window_column_reuse(const Pattern& a, const std::vector<int64_t>& order, 
           "window column reuse: an order of ", order.size(), " rows for ", a.rows);
   const int64_t entries = a.rows > 0 ? a.row_ptr[a.rows] : 0;
   if (entries == 0) return 0.0;
-  // Each column remembers the last window that read it: a window's distinct columns are the ones
-  // it finds stamped by an earlier window (or none).
-  std::vector<int64_t> stamp(static_cast<size_t>(a.cols), -1);
-  int64_t distinct = 0;
-  for (int64_t i = 0; i < a.rows; ++i) {
-    const int64_t r = order.empty() ? i : order[size_t(i)];
-    require(r >= 0 && r < a.rows, SPARSETC_STATUS_INVALID_VALUE, "window column reuse: row ", r, " of ", a.rows);
-    const int64_t w = i / window;
-    for (int64_t e = a.row_ptr[r]; e < a.row_ptr[r + 1]; ++e) {
-      const int64_t c = a.col_idx[e];
-      require(c >= 0 && c < a.cols, SPARSETC_STATUS_INVALID_VALUE, "window column reuse: column ", c, " of ", a.cols);
-      if (stamp[size_t(c)] != w) {
-        stamp[size_t(c)] = w;
-        ++distinct;
-      }
-    }
-  }
-  return 1.0 - double(distinct) / double(entries);
+  const Quality q = measure(a, order.empty() ? nullptr : order.data(), {}, window, 1);
+  return 1.0 - double(q.blocks) / double(entries);
 }
 
 }  // namespace sparsetc::detail::reorder

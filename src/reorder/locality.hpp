@@ -25,8 +25,7 @@ std::vector<int64_t> rows_by_first_column(const Pattern& a);
 
 // 1 - (distinct columns) / (entries), summed over windows of `window` consecutive rows of the order
 // (empty: the natural order): the share of a window's reads of B that repeat a row the window has
-// read already (the distinct pairs of window and column are measure()'s blocks of window x 1, counted
-// here in one pass with a stamp per column). 0 when A has no entries.
+// read already. The distinct columns are measure()'s blocks of window x 1. 0 when A has no entries.
 double window_column_reuse(const Pattern& a, const std::vector<int64_t>& order, int64_t window);
 
 }  // namespace sparsetc::detail::reorder
