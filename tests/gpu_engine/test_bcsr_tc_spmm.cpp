@@ -336,14 +336,23 @@ void check_case(const CsrMatrix<double>& A, const sd::TcBcsrOperand& op, const C
       }
     }
   // every wide kernel (TcSpmmArgs::wide_variant) computes the same function, and so do the panels'
-  // own work items where n runs a spread list (TcSpmmArgs::spread)
-  std::vector<std::pair<int, bool>> runs;
-  for (int variant : wide_variants_of(c)) runs.emplace_back(variant, true);
-  if (&sd::tc_work_list(op, n) != &op.panel_items) runs.emplace_back(0, false);
-  for (const auto& [variant, spread] : runs) {
-    SCOPED_TRACE("wide_variant " + std::to_string(variant) + (spread ? "" : ", panels' own work items"));
-    args.wide_variant = variant;
-    args.spread = spread;
+  // own work items where n runs a spread list (TcSpmmArgs::spread), and the kernels for the other
+  // kind of entries than the operand's (TcSpmmArgs::dense_stages)
+  struct Run {
+    int variant;
+    bool spread;
+    int dense_stages;
+  };
+  std::vector<Run> runs;
+  for (int variant : wide_variants_of(c)) runs.push_back({variant, true, -1});
+  if (&sd::tc_work_list(op, n) != &op.panel_items) runs.push_back({0, false, -1});
+  runs.push_back({0, true, op.dense_stages() ? 0 : 1});
+  for (const Run& run : runs) {
+    SCOPED_TRACE("wide_variant " + std::to_string(run.variant) + (run.spread ? "" : ", panels' own work items") +
+                 (run.dense_stages < 0 ? "" : run.dense_stages ? ", dense-entry kernels" : ", sparse-entry kernels"));
+    args.wide_variant = run.variant;
+    args.spread = run.spread;
+    args.dense_stages = run.dense_stages;
     std::vector<HostArray> results;
     for (int r = 0; r < c.repeats; ++r) {
       sd::copy_host_to_device(dC.data(), C0.bytes.data(), C0.bytes.size(), s.stream);

@@ -8,7 +8,9 @@
 // on the same inputs, one line each after the case (checked against cuSPARSE like the default);
 // "panels" there times the default kernel on the panels' own work items (TcSpmmArgs::spread = false),
 // printed as variant -1; "memset" the default with the arrival counters in the workspace, zeroed on
-// every call (variant -2; the default keeps them beside the operand, as a plan does).
+// every call (variant -2; the default keeps them beside the operand, as a plan does); "sparse" and
+// "dense" the kernels for sparse and for dense entries whichever the operand picks
+// (TcSpmmArgs::dense_stages; variants -3 and -4).
 //
 // Per case: medians of 50 CUDA-event-timed runs after 5 warm-ups of tc_spmm (C fp32, B row-major) and of
 // cuSPARSE SpMM: CSR with fp16 A/B and fp32 compute (ALG_DEFAULT, CSR_ALG2), CSR fp32 (CSR_ALG3, often
@@ -168,7 +170,11 @@ TEST(BcsrTcBench, VersusCusparse) {
   const double tflops = std::getenv("SPARSETC_BENCH_TFLOPS") ? std::atof(std::getenv("SPARSETC_BENCH_TFLOPS")) : 780.0;
   std::vector<int> variants;
   for (const std::string& s : split_list(std::getenv("SPARSETC_BENCH_TC_VARIANTS"), {}))
-    variants.push_back(s == "panels" ? -1 : s == "memset" ? -2 : std::stoi(s));
+    variants.push_back(s == "panels"   ? -1
+                       : s == "memset" ? -2
+                       : s == "sparse" ? -3
+                       : s == "dense"  ? -4
+                                       : std::stoi(s));
 
   cudaMemPool_t pool;
   ASSERT_EQ(cudaDeviceGetDefaultMemPool(&pool, 0), cudaSuccess);
@@ -226,10 +232,10 @@ TEST(BcsrTcBench, VersusCusparse) {
     const std::string narrow =
         (op.narrow_items.work_items > 0 ? ", " + std::to_string(op.narrow_items.work_items) + " for N <= 32" : "") +
         (op.wide_items.work_items > 0 ? ", " + std::to_string(op.wide_items.work_items) + " for wide N" : "");
-    std::printf("%s: %lld x %lld, %lld nnz, %lld blocks (fill %.2f), %lld entries, %lld work items (%lld split)%s, "
-                "preprocessing %.3f ms%s\n",
+    std::printf("%s: %lld x %lld, %lld nnz, %lld blocks (fill %.2f), %lld entries (fill %.2f: %s-entry kernels), "
+                "%lld work items (%lld split)%s, preprocessing %.3f ms%s\n",
                 label.c_str(), (long long)m, (long long)k, (long long)nnz, (long long)op.blocks, op.fill(),
-                (long long)op.entries, (long long)op.panel_items.work_items, (long long)op.panel_items.split_items,
+                (long long)op.entries, op.entry_fill(), op.dense_stages() ? "dense" : "sparse", (long long)op.panel_items.work_items, (long long)op.panel_items.split_items,
                 narrow.c_str(), prep_ms,
                 one_sa ? (" + 1-SA " + std::to_string(reorder_s * 1e3) + " ms (host)").c_str() : "");
 
@@ -358,6 +364,7 @@ TEST(BcsrTcBench, VersusCusparse) {
         other.wide_variant = std::max(v, 0);
         other.spread = v != -1;
         if (v == -2) other.counters = nullptr;  // counters in the workspace, zeroed on every call
+        if (v == -3 || v == -4) other.dense_stages = v == -4;
         ASSERT_EQ(cudaMemsetAsync(dC.data(), 0xff, dC.size(), stream), cudaSuccess);  // NaN: every element written
         const double ms = time_ms(stream, [&] { sd::tc_spmm(op, other, ws.data(), ws_bytes, stream); });
         sd::copy_device_to_host(got.data(), dC.data(), got.size() * 4, stream);

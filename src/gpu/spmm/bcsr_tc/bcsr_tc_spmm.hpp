@@ -75,6 +75,16 @@ struct TcBcsrOperand {
   TcWorkList narrow_items;
   TcWorkList wide_items;
   int sm_count = 0;  // of the device the operand was built on
+  // Blocks per entry over the panel height: how many of an entry's block rows have a block.
+  double entry_fill() const {
+    return entries > 0 ? double(blocks) / (double(entries) * panel_block_rows) : 0.0;
+  }
+  // Whether the multiplies run the kernels for dense entries (tc_config.hpp): entries at least half
+  // full. Measured on H200: bands of half-width 64 (entry fill 0.56) to 2048 (0.98) and the scrambled
+  // blocks (0.53 after 1-SA, 0.79 before) run 1-23% faster with them, the 27-point Poisson matrix
+  // (0.47) 3-5% slower.
+  static constexpr double kDenseEntryFill = 0.5;
+  bool dense_stages() const { return entry_fill() >= kDenseEntryFill; }
   // Fraction of stored block entries that are nonzeros of A: nnz / (blocks * height * width).
   double fill() const {
     return blocks > 0 ? double(nnz) / (double(blocks) * shape.height * shape.width) : 0.0;
@@ -111,6 +121,9 @@ struct TcSpmmArgs {
   // specialized mma.sync), 1: the CTA-synchronous kernel, 2: warp-specialized with stages of 8
   // entries, 3: wgmma (sm_90a; on devices other than compute capability 9.0 the default).
   int wide_variant = 0;
+  // Benchmarks and tests: -1 takes the kernels TcBcsrOperand::dense_stages picks, 0 those for sparse
+  // entries, 1 those for dense entries.
+  int dense_stages = -1;
   // Benchmarks and tests: false runs the panels' own work items where tc_work_list would pick a
   // spread list (TcBcsrOperand::narrow_items, wide_items).
   bool spread = true;

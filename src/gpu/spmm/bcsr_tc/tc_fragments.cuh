@@ -27,6 +27,23 @@ struct WarpFragments {
       if ((mine >> rb) & 1u) T::load_a(a[rb], a_blocks + rb * kBlockBytes, a_lane);
   }
 
+  // load and multiply where every block row of the warp has a block and every tile holds columns < n:
+  // no tests per block row or tile (the dense stages of banded and blocked matrices).
+  template <int TN, bool kBColMajor, class Layout>
+  __device__ __forceinline__ void load_all(uint32_t base, int slot, int entry, int g0, uint32_t a_lane,
+                                           uint32_t b_lane) {
+    T::template load_b<kNT, TN, kBColMajor>(b, Layout::slab(base, slot, entry) + b_lane);
+    const uint32_t a_blocks = Layout::a_block(base, slot, entry, g0);
+#pragma unroll
+    for (int rb = 0; rb < kRB; ++rb) T::load_a(a[rb], a_blocks + rb * kBlockBytes, a_lane);
+  }
+  __device__ __forceinline__ void multiply_all(typename T::AccTile (&acc)[kRB][kNT]) const {
+#pragma unroll
+    for (int rb = 0; rb < kRB; ++rb)
+#pragma unroll
+      for (int nt = 0; nt < kNT; ++nt) T::mma(acc[rb][nt], a[rb], b[nt]);
+  }
+
   // nt_live: the warp's tiles holding columns < n (all_live: all of them; the rest multiply zeros).
   __device__ __forceinline__ void multiply(typename T::AccTile (&acc)[kRB][kNT], uint32_t mine, bool all_live,
                                            int nt_live) const {

@@ -33,6 +33,7 @@ struct TcKernelParams {
   void* partials = nullptr;      // split items' partial tiles (accumulator type), workspace
   unsigned* counters = nullptr;  // split panels x n_tiles arrival counters: zero at the launch, left zero
   int wide_variant = 0;          // TcSpmmArgs::wide_variant
+  int dense_stages = 0;          // the kernels for dense entries (TcBcsrOperand::dense_stages)
 };
 
 // The N tile of the configuration chosen for n columns, and the partial tile (accumulators per

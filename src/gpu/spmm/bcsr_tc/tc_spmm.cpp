@@ -181,6 +181,7 @@ void tc_spmm(const TcBcsrOperand& a, const TcSpmmArgs& args, void* workspace, si
   p.beta = args.beta;
   p.row_map = args.row_map;
   p.wide_variant = args.wide_variant;
+  p.dense_stages = args.dense_stages < 0 ? int(a.dense_stages()) : int(args.dense_stages != 0);
   if (w.total() > 0) p.partials = workspace;
   if (own_counters) {
     p.counters = args.counters;

@@ -22,8 +22,12 @@
 
 namespace sparsetc::detail::tc {
 
-template <class T, bool kBColMajor, class Cfg>
+// kDenseStages (narrow tiles only): stages where every entry has all of the warp's blocks run without
+// tests per entry (for operands of mostly such entries; elsewhere the test per stage costs more than
+// it saves).
+template <class T, bool kBColMajor, class Cfg, bool kDenseStages>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinCtas) tc_spmm_kernel(const TcKernelParams p) {
+  static_assert(!kDenseStages || Cfg::kTN < 64, "the dense-stage path is the narrow tiles'");
   using Layout = StageLayout<T, kBColMajor, Cfg>;
   using Acc = typename T::Acc;
   using AccTile = typename T::AccTile;
@@ -76,10 +80,16 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinCtas) tc_spmm_kernel(c
     // entry jj are issued, so the shared-memory latency hides behind tensor-core work (asm volatile keeps
     // source order). Narrow tiles have too few MMAs per entry to hide anything and load as they go.
     constexpr int kEntries = Cfg::kKS / Cfg::kWK;
+    constexpr uint32_t kAllRows = (1u << kRB) - 1u;
     const uint32_t* masks = Layout::masks(smem, slot);
     uint32_t mine[kEntries];
+    uint32_t every = kAllRows;
 #pragma unroll
-    for (int jj = 0; jj < kEntries; ++jj) mine[jj] = (masks[wk + jj * Cfg::kWK] >> (wm * kRB)) & ((1u << kRB) - 1u);
+    for (int jj = 0; jj < kEntries; ++jj) {
+      mine[jj] = (masks[wk + jj * Cfg::kWK] >> (wm * kRB)) & kAllRows;
+      every &= mine[jj];
+    }
+    const bool dense = kDenseStages && all_live && every == kAllRows;
     if constexpr (Cfg::kTN >= 64) {
       WarpFragments<T, kRB, kNT> frag[2];
       frag[0].template load<Cfg::kTN, kBColMajor, Layout>(base, slot, wk, wm * kRB, mine[0], a_lane, b_lane);
@@ -89,6 +99,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinCtas) tc_spmm_kernel(c
           frag[(jj + 1) & 1].template load<Cfg::kTN, kBColMajor, Layout>(base, slot, wk + (jj + 1) * Cfg::kWK,
                                                                           wm * kRB, mine[jj + 1], a_lane, b_lane);
         frag[jj & 1].multiply(acc, mine[jj], all_live, nt_live);
+      }
+    } else if (dense) {
+#pragma unroll
+      for (int jj = 0; jj < kEntries; ++jj) {
+        WarpFragments<T, kRB, kNT> frag;
+        frag.template load_all<Cfg::kTN, kBColMajor, Layout>(base, slot, wk + jj * Cfg::kWK, wm * kRB, a_lane, b_lane);
+        frag.multiply_all(acc);
       }
     } else {
 #pragma unroll

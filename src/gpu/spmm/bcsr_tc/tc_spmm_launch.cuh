@@ -37,12 +37,13 @@ inline void launch_on_grid(void (*kernel)(TcKernelParams), std::atomic<uint64_t>
   SPARSETC_CUDA_CHECK_LAUNCH();
 }
 
-template <class T, bool kBColMajor, class Cfg>
+template <class T, bool kBColMajor, class Cfg, bool kDenseStages>
 void launch_kernel(const TcKernelParams& p, int64_t work_items, cudaStream_t stream) {
   constexpr int smem = StageLayout<T, kBColMajor, Cfg>::kSmemBytes;
   static_assert(smem <= 227 * 1024, "more shared memory than a CTA of sm_90 can have");
   static std::atomic<uint64_t> configured{0};
-  launch_on_grid(&tc_spmm_kernel<T, kBColMajor, Cfg>, configured, smem, Cfg::kThreads, p, work_items, stream);
+  launch_on_grid(&tc_spmm_kernel<T, kBColMajor, Cfg, kDenseStages>, configured, smem, Cfg::kThreads, p, work_items,
+                 stream);
 }
 
 // A kernel on the warp-specialized stage ring (WsLayout; row-major B only): the mma.sync kernel
@@ -55,15 +56,24 @@ void launch_ring_kernel(const TcKernelParams& p, int64_t work_items, cudaStream_
   launch_on_grid(kKernel, configured, smem, Cfg::kThreads, p, work_items, stream);
 }
 
-template <class T, class Cfg>
+template <class T, class Cfg, bool kDenseStages = false>
 void launch_ws_kernel(const TcKernelParams& p, int64_t work_items, cudaStream_t stream) {
-  launch_ring_kernel<T, Cfg, &tc_spmm_ws_kernel<T, Cfg>>(p, work_items, stream);
+  launch_ring_kernel<T, Cfg, &tc_spmm_ws_kernel<T, Cfg, kDenseStages>>(p, work_items, stream);
 }
 
+// The narrow tiles come in two kernels, with and without the dense-stage path (p.dense_stages); the
+// wide tiles of this kernel in one, without it.
 template <class T, class RowB, class ColB>
 void launch_config(const TcKernelParams& p, int64_t work_items, cudaStream_t stream) {
-  if (p.b_col_major) launch_kernel<T, true, ColB>(p, work_items, stream);
-  else launch_kernel<T, false, RowB>(p, work_items, stream);
+  static_assert(RowB::kTN == ColB::kTN, "one tile width per configuration");
+  constexpr bool kNarrow = RowB::kTN < 64;
+  if (kNarrow && p.dense_stages) {
+    if (p.b_col_major) launch_kernel<T, true, ColB, kNarrow>(p, work_items, stream);
+    else launch_kernel<T, false, RowB, kNarrow>(p, work_items, stream);
+  } else {
+    if (p.b_col_major) launch_kernel<T, true, ColB, false>(p, work_items, stream);
+    else launch_kernel<T, false, RowB, false>(p, work_items, stream);
+  }
 }
 
 // The configurations of a precision by N (Wide, WideColB: the ones for n > 32 and each order of B).
@@ -79,19 +89,23 @@ void launch_for_n(const TcKernelParams& p, int64_t work_items, cudaStream_t stre
 template <class Cfg>
 inline constexpr int64_t kTileAccumulators = int64_t(Cfg::kWM) * Cfg::kWN * 32 * Cfg::kRB * Cfg::kNT * 4;
 static_assert(kTileAccumulators<TcWsConfigN128> == kTileAccumulators<TcConfigN128> &&
+                  kTileAccumulators<TcWsConfigN128Pairs> == kTileAccumulators<TcConfigN128> &&
                   kTileAccumulators<TcWsConfigN128Coarse> == kTileAccumulators<TcConfigN128> &&
                   kTileAccumulators<TcWgConfigN128> == kTileAccumulators<TcConfigN128>,
               "every wide kernel stores the same partial tiles (one workspace size)");
 
-// fp16 / bf16: wide tiles with row-major B take the warp-specialized kernel; p.wide_variant picks
-// another for benchmarks (1: the CTA-synchronous kernel, 2: stages of 8 entries; 3, the wgmma
-// kernel, is launched by the host where it can run, tc_spmm.cpp).
+// fp16 / bf16: wide tiles with row-major B take the warp-specialized kernel, in the configuration for
+// dense entries where p.dense_stages; p.wide_variant picks another for benchmarks (1: the CTA-
+// synchronous kernel, 2: stages of 8 entries; 3, the wgmma kernel, is launched by the host where it
+// can run, tc_spmm.cpp).
 template <class T>
 void launch_half(const TcKernelParams& p, int64_t work_items, cudaStream_t stream) {
   if (tc_config_for(p.n) != TcConfigId::wide || p.b_col_major || p.wide_variant == 1)
     launch_for_n<T, TcConfigN128, TcConfigN128ColB>(p, work_items, stream);
   else if (p.wide_variant == 2)
     launch_ws_kernel<T, TcWsConfigN128Coarse>(p, work_items, stream);
+  else if (p.dense_stages)
+    launch_ws_kernel<T, TcWsConfigN128Pairs, true>(p, work_items, stream);
   else
     launch_ws_kernel<T, TcWsConfigN128>(p, work_items, stream);
 }

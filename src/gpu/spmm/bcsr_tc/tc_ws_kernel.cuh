@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "gpu/spmm/bcsr_tc/tc_config.hpp"
 #include "gpu/spmm/bcsr_tc/tc_epilogue.cuh"
@@ -244,11 +245,93 @@ struct RingCta {
   }
 };
 
-template <class T, class Cfg>
+// A consumer warp of the kernel below: block rows g0 .. g0 + RB - 1 of the panel, NT 8-column tiles
+// from column wn * NT * 8 of the N tile. kDenseStages: stages where every entry has all of the warp's
+// blocks run without tests per entry (for operands of mostly such entries; elsewhere the test per
+// stage costs more than it saves).
+template <class T, class Cfg, bool kDenseStages>
+struct WsConsumer {
+  using Layout = WsLayout<T, Cfg>;
+  using AccTile = typename T::AccTile;
+  static constexpr int kRB = Cfg::kRB, kNT = Cfg::kNT, kKS = Cfg::kKS;
+  static constexpr uint32_t kAllRows = (1u << kRB) - 1u;
+
+  uint32_t base, a_lane, b_lane;
+  int g0, nt_live;
+  bool all_live;  // every tile of the warp holds columns < n
+  int slot = 0;
+  uint32_t parity = 0;
+  WarpFragments<T, kRB, kNT> frag[2];
+
+  __device__ __forceinline__ WsConsumer(uint32_t base_, int wm, int wn, int lane, int nt_live_)
+      : base(base_), a_lane(T::a_lane(lane)), b_lane(T::template b_lane<Cfg::kTN, false>(wn * kNT * 8, lane)),
+        g0(wm * kRB), nt_live(nt_live_), all_live(nt_live_ == kNT) {}
+
+  // This warp's bits of the masks of the entries in `slot` (once its `full` barrier has completed).
+  __device__ __forceinline__ void masks_of(int slot_, uint32_t (&mine)[kKS]) const {
+#pragma unroll
+    for (int j = 0; j < kKS; ++j) mine[j] = (lds_u32(Layout::mask(base, slot_, j)) >> g0) & kAllRows;
+  }
+
+  // Stage s's MMAs, each entry's fragments loaded before the previous entry's MMAs (the next stage's
+  // first entry once this stage's fragments are all in registers, which is when the stage goes back
+  // to the producers). kDense: every entry of the stage has all of the warp's blocks and all its tiles
+  // are live, so nothing is tested per entry (banded and blocked matrices).
+  template <bool kDense>
+  __device__ __forceinline__ void stage(AccTile (&acc)[kRB][kNT], int64_t s, int64_t stages, int lane,
+                                        const uint32_t (&now)[kKS], uint32_t (&next)[kKS]) {
+#pragma unroll
+    for (int j = 0; j < kKS; ++j) {
+      if (j + 1 < kKS) {
+        if constexpr (kDense)
+          frag[(j + 1) & 1].template load_all<Cfg::kTN, false, Layout>(base, slot, j + 1, g0, a_lane, b_lane);
+        else
+          frag[(j + 1) & 1].template load<Cfg::kTN, false, Layout>(base, slot, j + 1, g0, now[j + 1], a_lane, b_lane);
+      } else {
+        __syncwarp();
+        if (lane == 0) mbarrier_arrive(Layout::empty(base, slot));
+        if (++slot == Cfg::kStages) {
+          slot = 0;
+          parity ^= 1u;
+        }
+        if (s + 1 < stages) {
+          mbarrier_wait(Layout::full(base, slot), parity);
+          masks_of(slot, next);
+          frag[0].template load<Cfg::kTN, false, Layout>(base, slot, 0, g0, next[0], a_lane, b_lane);
+        }
+      }
+      if constexpr (kDense)
+        frag[j & 1].multiply_all(acc);
+      else
+        frag[j & 1].multiply(acc, now[j], all_live, nt_live);
+    }
+  }
+
+  __device__ __forceinline__ void run(AccTile (&acc)[kRB][kNT], int64_t stages, int lane) {
+    uint32_t mine[kKS];
+    mbarrier_wait(Layout::full(base, 0), 0);
+    masks_of(0, mine);
+    frag[0].template load<Cfg::kTN, false, Layout>(base, 0, 0, g0, mine[0], a_lane, b_lane);
+    for (int64_t s = 0; s < stages; ++s) {
+      uint32_t next[kKS] = {};  // stage s + 1's, read once its barrier has completed
+      uint32_t every = kAllRows;
+#pragma unroll
+      for (int j = 0; j < kKS; ++j) every &= mine[j];
+      if (kDenseStages && all_live && every == kAllRows)
+        stage<kDenseStages>(acc, s, stages, lane, mine, next);
+      else
+        stage<false>(acc, s, stages, lane, mine, next);
+#pragma unroll
+      for (int j = 0; j < kKS; ++j) mine[j] = next[j];
+    }
+  }
+};
+
+template <class T, class Cfg, bool kDenseStages>
 __global__ void __launch_bounds__(Cfg::kThreads, 1) tc_spmm_ws_kernel(const TcKernelParams p) {
   using Layout = WsLayout<T, Cfg>;
   using AccTile = typename T::AccTile;
-  constexpr int kRB = Cfg::kRB, kNT = Cfg::kNT, kKS = Cfg::kKS;
+  constexpr int kRB = Cfg::kRB, kNT = Cfg::kNT;
   extern __shared__ __align__(128) unsigned char smem[];
   __shared__ int last_to_arrive;
   const uint32_t base = Layout::base_of(smem);
@@ -267,47 +350,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) tc_spmm_ws_kernel(const TcKe
     // MMA tiles of this warp that hold columns < n (warp-uniform; the rest would only multiply zeros).
     const int64_t live = (p.n - n0 - warp_n0 + 7) / 8;
     const int nt_live = live < 0 ? 0 : live > kNT ? kNT : int(live);
-    const bool all_live = nt_live == kNT;
-    const uint32_t a_lane = T::a_lane(lane);
-    const uint32_t b_lane = T::template b_lane<Cfg::kTN, false>(warp_n0, lane);
-    const int g0 = wm * kRB;
-    auto masks_of = [&](int slot, uint32_t(&mine)[kKS]) {
-#pragma unroll
-      for (int j = 0; j < kKS; ++j) mine[j] = (lds_u32(Layout::mask(base, slot, j)) >> g0) & ((1u << kRB) - 1u);
-    };
-
-    WarpFragments<T, kRB, kNT> frag[2];
-    int slot = 0;
-    uint32_t parity = 0;
-    uint32_t mine[kKS];
-    mbarrier_wait(Layout::full(base, 0), 0);
-    masks_of(0, mine);
-    frag[0].template load<Cfg::kTN, false, Layout>(base, 0, 0, g0, mine[0], a_lane, b_lane);
-    for (int64_t s = 0; s < stages; ++s) {
-      uint32_t next[kKS] = {};
-#pragma unroll
-      for (int j = 0; j < kKS; ++j) {
-        if (j + 1 < kKS) {
-          frag[(j + 1) & 1].template load<Cfg::kTN, false, Layout>(base, slot, j + 1, g0, mine[j + 1], a_lane,
-                                                                    b_lane);
-        } else {  // the stage's fragments are all in registers: hand it back, open the next one
-          __syncwarp();
-          if (lane == 0) mbarrier_arrive(Layout::empty(base, slot));
-          if (++slot == Cfg::kStages) {
-            slot = 0;
-            parity ^= 1u;
-          }
-          if (s + 1 < stages) {
-            mbarrier_wait(Layout::full(base, slot), parity);
-            masks_of(slot, next);
-            frag[0].template load<Cfg::kTN, false, Layout>(base, slot, 0, g0, next[0], a_lane, b_lane);
-          }
-        }
-        frag[j & 1].multiply(acc, mine[j], all_live, nt_live);
-      }
-#pragma unroll
-      for (int j = 0; j < kKS; ++j) mine[j] = next[j];
-    }
+    WsConsumer<T, Cfg, kDenseStages> consumer(base, wm, wn, lane, nt_live);
+    consumer.run(acc, stages, lane);
   }
 
   cta.template finish<kRB, kNT>(p, acc, last_to_arrive);
