@@ -558,6 +558,7 @@ TEST(BcsrTcSpmm, FewPanelsSpreadOverTheDevice) {
     const sd::TcBcsrOperand op = make_operand(A, p, from_float, s.context());
     ASSERT_EQ(op.panels, p == TcPrecision::f64 ? 32 : 16) << name_of(p);
     EXPECT_EQ(op.panel_items.work_items, op.panels) << name_of(p);  // 40-90 entries each: none split
+    EXPECT_TRUE(op.dense_stages()) << name_of(p) << ": entry fill " << op.entry_fill();  // the band's kernels
     ASSERT_GT(op.sm_count, 0);
     for (const sd::TcWorkList* list : {&op.narrow_items, &op.wide_items}) {
       EXPECT_GT(list->work_items, op.panels) << name_of(p);
@@ -615,7 +616,7 @@ TEST(BcsrTcSpmm, GeneratedMatrices) {
 
 // Wide tiles over panels of more than 32 entries (the producers' descriptor batches turn over),
 // K not a multiple of the block width (the last slab is partial: no bulk copy), whole and partial
-// N tiles; every wide kernel, fp16 and bf16.
+// N tiles; every wide kernel, fp16 and bf16, for dense entries (the band's own) and for sparse ones.
 TEST(BcsrTcSpmm, WideTilesLongPanels) {
   SKIP_WITHOUT_DEVICE();
   Stream s;
@@ -625,6 +626,7 @@ TEST(BcsrTcSpmm, WideTilesLongPanels) {
   for (TcPrecision p : {TcPrecision::f16, TcPrecision::bf16}) {
     const sd::TcBcsrOperand op = make_operand(A, p, true, s.context());
     EXPECT_GT(op.entries, 32 * op.panels) << name_of(p);
+    EXPECT_TRUE(op.dense_stages()) << name_of(p) << ": entry fill " << op.entry_fill();  // the band's kernels
     for (int64_t n : {256, 200})
       for (int ld : {0, 1}) {
         Case c;

@@ -110,9 +110,9 @@ using TcWsConfigN128Coarse = TcWsConfig<kPanelBlockRows, 128, 8, 2, 8, 3, 4>;
 // consumer warps in two warpgroups, each 4 block rows x 128 columns (one wgmma.m64n128k16 per entry,
 // A and B from shared memory as core matrices), 8 producer warps taking turns over the stages (2 per
 // SM sub-partition: with 4, as above, 1.0-1.2x slower on the scrambled blocks). Measured on H200
-// against the kernel above (both with the interior B copies): 1.15-1.25x faster on the 1-SA scrambled
-// blocks at N = 128, 1.1-1.25x slower on bands and Poisson, where its stages stay held until the
-// tensor cores are done with them; not the default.
+// against the kernels above (f16, C fp32, same run): 0.99-1.01x on the 27-point Poisson matrix and
+// 1.0x on the 1-SA scrambled blocks at N = 128 (0.9x at 512), 1.25-1.55x slower on the bands than the
+// kernel for dense entries; not the default.
 using TcWgConfigN128 = TcWsConfig<kPanelBlockRows, 128, 8, 1, 4, 6, 8, true>;
 
 enum class TcConfigId { n8, n32, wide };

@@ -30,6 +30,10 @@ template <class T>
 struct SwizzledABlocks {
   static constexpr int kBlockStride = kBlockBytes;
   static constexpr int kZeroGroup = 1;
+  // The chunk a producer lane copies: in the block's order (lane * 16 bytes on); the swizzle spreads
+  // a warp's writes over all banks.
+  static __device__ __forceinline__ int lane_row(int lane) { return lane / T::kAChunksPerRow; }
+  static __device__ __forceinline__ int lane_chunk(int lane) { return lane % T::kAChunksPerRow; }
   static __device__ __forceinline__ uint32_t offset(int row, int chunk) { return uint32_t(T::a_offset(row, chunk)); }
 };
 
@@ -40,6 +44,12 @@ struct CoreMatrixAPanel {
   static constexpr int kStrideBytes = 128;           // next 8 rows (descriptor: SBO)
   static constexpr int kLeadingBytes = G * 256;      // next 8 columns (descriptor: LBO)
   static constexpr int kZeroGroup = 4;               // a warpgroup's 64 rows (wgmma m64)
+  // The chunk a producer lane copies: chunk-major (lanes 0-15 the first 8 columns of rows 0-15), so
+  // a warp writes two runs of 256 bytes. In the block's order, the two chunks of a row (one 32-byte
+  // sector of A) went to places 2 KB apart: measured on H200, every copy took 8 times the ideal
+  // shared-memory wavefronts and twice the L2 sectors.
+  static __device__ __forceinline__ int lane_row(int lane) { return lane % 16; }
+  static __device__ __forceinline__ int lane_chunk(int lane) { return lane / 16; }
   static __device__ __forceinline__ uint32_t offset(int row, int chunk) {
     return uint32_t(chunk * kLeadingBytes + row * 16);
   }

@@ -5,9 +5,9 @@
 // Why another kernel: the warp-specialized mma.sync kernel (tc_ws_kernel.cuh) issues about ten
 // instructions per m16n8k16 MMA (fragment loads, addresses, the MMA). One wgmma.m64n128k16 does the
 // work of 64 such MMAs from one instruction, with both operands read by the tensor cores from shared
-// memory. Measured (tc_config.hpp) it wins on the scrambled block matrices only: on bands and
-// stencils both kernels wait on their producers, and this one holds each stage longer (until the
-// tensor cores have read it), so fewer stages are in flight.
+// memory. Measured (tc_config.hpp) it ties the mma.sync kernels on the 27-point Poisson matrix and
+// the 1-SA scrambled blocks and loses on bands: its consumers wait on full stages (ncu: a fifth of
+// the stall samples on the `full` barrier), though its tensor cores are busy a fifth of the time.
 //  - Producers: the warp-specialized kernel's (WsProducer): the same ring of stages and barriers, A
 //    and B laid out as wgmma's core matrices (CoreMatrixAPanel, CoreMatrixSlab), the absent blocks
 //    of a warpgroup's half of an entry zero-filled.

@@ -109,9 +109,13 @@ struct WsProducer {
     const TcEntry* entries = p.entries + item.entry_begin;
     const int64_t count = item.entry_end - item.entry_begin;
     const Value* b = static_cast<const Value*>(p.b);
-    // Lane roles, the same for every entry: chunk `lane` of each A block; B slab chunks by the slab.
-    const unsigned char* a_src = static_cast<const unsigned char*>(p.values) + lane * 16;
-    const uint32_t a_dst = Layout::APanel::offset(lane / T::kAChunksPerRow, lane % T::kAChunksPerRow);
+    // Lane roles, the same for every entry: one 16-byte chunk of each A block (APanel::lane_row,
+    // lane_chunk); B slab chunks by the slab.
+    using APanel = typename Layout::APanel;
+    const int a_row = APanel::lane_row(lane), a_chunk = APanel::lane_chunk(lane);
+    const unsigned char* a_src = static_cast<const unsigned char*>(p.values) +
+                                 (a_row * T::kAChunksPerRow + a_chunk) * 16;
+    const uint32_t a_dst = APanel::offset(a_row, a_chunk);
     const int j0 = pw % kWarpsPerStage;
     // Slabs inside B (all of the N tile, all rows below K, 16-byte copies): this lane's first chunk
     // at b_lane + k0 * ldb, the others at fixed steps from it, no bounds to check.
