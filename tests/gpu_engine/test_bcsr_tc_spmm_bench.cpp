@@ -235,7 +235,8 @@ TEST(BcsrTcBench, VersusCusparse) {
     std::printf("%s: %lld x %lld, %lld nnz, %lld blocks (fill %.2f), %lld entries (fill %.2f: %s-entry kernels), "
                 "%lld work items (%lld split)%s, preprocessing %.3f ms%s\n",
                 label.c_str(), (long long)m, (long long)k, (long long)nnz, (long long)op.blocks, op.fill(),
-                (long long)op.entries, op.entry_fill(), op.dense_stages() ? "dense" : "sparse", (long long)op.panel_items.work_items, (long long)op.panel_items.split_items,
+                (long long)op.entries, op.entry_fill(), op.dense_stages() ? "dense" : "sparse",
+                (long long)op.panel_items.work_items, (long long)op.panel_items.split_items,
                 narrow.c_str(), prep_ms,
                 one_sa ? (" + 1-SA " + std::to_string(reorder_s * 1e3) + " ms (host)").c_str() : "");
 

@@ -99,7 +99,7 @@ using TcWsConfigN128 = TcWsConfig<kPanelBlockRows, 128, 8, 2, 4, 6, 4>;
 // all of a warp's blocks run without tests per entry (tc_ws_kernel.cuh): each B fragment feeds two
 // MMAs, half the shared-memory reads of B per MMA. Measured on H200 (f16, C fp32, same run) against
 // the configuration above: 1.10-1.14x on band hw512, 1.19-1.23x on hw2048, 1.01-1.08x on the
-// scrambled blocks with and without 1-SA (N = 128 and 512); 1.05x slower on the 27-point Poisson
+// scrambled blocks with and without 1-SA (N = 128 and 512); 1.05-1.06x slower on the 27-point Poisson
 // matrix, whose entries hold 3.8 of 8 blocks (hence the operand's choice). 2 x 32 on 16 consumers:
 // 1.09-1.14x on the bands, 0.93x on band hw64; 4 x 32 on 8: 0.8-0.97x off the wide bands.
 using TcWsConfigN128Pairs = TcWsConfig<kPanelBlockRows, 128, 4, 2, 4, 6, 4>;
