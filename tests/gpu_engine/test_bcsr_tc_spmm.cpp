@@ -253,14 +253,15 @@ double bound_of(TcPrecision p, sparsetc_value_type_t c_type, int64_t terms, doub
   return double(terms + 20) * u_acc * scale + u_out * magnitude + sub;
 }
 
-// The wide kernels a case can run on (TcSpmmArgs::wide_variant): fp16 / bf16 with n > 32 and
-// row-major B have, besides the default (warp-specialized mma.sync), the CTA-synchronous kernel (1)
-// and the wgmma kernel (3, on compute capability 9.0); fp16 also the coarse-stage variant (2).
+// The kernels a case can run on (TcSpmmArgs::wide_variant): fp16 / bf16 with n > 8 and row-major B
+// have, besides the default (warp-specialized mma.sync), the CTA-synchronous kernel (1); with n > 32
+// also the wgmma kernel (3, on compute capability 9.0), and fp16 the coarse-stage variant (2).
 std::vector<int> wide_variants_of(const Case& c) {
-  if (c.n <= 32 || c.b_order != SPARSETC_ORDER_ROW) return {0};
+  const bool half = c.precision == TcPrecision::f16 || c.precision == TcPrecision::bf16;
+  if (!half || c.n <= 8 || c.b_order != SPARSETC_ORDER_ROW) return {0};
+  if (c.n <= 32) return {0, 1};
   if (c.precision == TcPrecision::f16) return {0, 1, 2, 3};
-  if (c.precision == TcPrecision::bf16) return {0, 1, 3};
-  return {0};
+  return {0, 1, 3};
 }
 
 void check_case(const CsrMatrix<double>& A, const sd::TcBcsrOperand& op, const Case& c, Stream& s, uint64_t seed) {
@@ -335,7 +336,7 @@ void check_case(const CsrMatrix<double>& A, const sd::TcBcsrOperand& op, const C
         scale[size_t(i * n + j)] += std::fabs(a * bseen[size_t(col * n + j)]);
       }
     }
-  // every wide kernel (TcSpmmArgs::wide_variant) computes the same function, and so do the panels'
+  // every kernel of the case (TcSpmmArgs::wide_variant) computes the same function, and so do the panels'
   // own work items where n runs a spread list (TcSpmmArgs::spread), and the kernels for the other
   // kind of entries than the operand's (TcSpmmArgs::dense_stages)
   struct Run {

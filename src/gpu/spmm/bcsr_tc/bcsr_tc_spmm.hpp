@@ -117,9 +117,9 @@ struct TcSpmmArgs {
   // nullptr, or `rows` int64 in device memory: row i of A is written to (and, beta != 0, read from)
   // row row_map[i] of C — how a row-reordered A answers in the original row order.
   const int64_t* row_map = nullptr;
-  // Benchmarks only: the kernel of fp16 / bf16 with n > 32 and row-major B. 0: the default (warp-
-  // specialized mma.sync), 1: the CTA-synchronous kernel, 2: warp-specialized with stages of 8
-  // entries, 3: wgmma (sm_90a; on devices other than compute capability 9.0 the default).
+  // Benchmarks only: the kernel of fp16 / bf16 with n > 8 and row-major B. 0: the default (warp-
+  // specialized mma.sync), 1: the CTA-synchronous kernel; for n > 32 also 2: warp-specialized with
+  // stages of 8 entries, 3: wgmma (sm_90a; on devices other than compute capability 9.0 the default).
   int wide_variant = 0;
   // Benchmarks and tests: -1 takes the kernels TcBcsrOperand::dense_stages picks, 0 those for sparse
   // entries, 1 those for dense entries.

@@ -103,6 +103,15 @@ using TcWsConfigN128 = TcWsConfig<kPanelBlockRows, 128, 8, 2, 4, 6, 4>;
 // matrix, whose entries hold 3.8 of 8 blocks (hence the operand's choice). 2 x 32 on 16 consumers:
 // 1.09-1.14x on the bands, 0.93x on band hw64; 4 x 32 on 8: 0.8-0.97x off the wide bands.
 using TcWsConfigN128Pairs = TcWsConfig<kPanelBlockRows, 128, 4, 2, 4, 6, 4>;
+// The 32-column tiles of fp16 / bf16 with row-major B (8 < N <= 32) on the same kernel: 8 consumers
+// of 1 block row x 32 columns, 4 producers, stages of 4 entries 5 deep (about 107 KB of shared
+// memory, 76 registers: two CTAs per SM, as the spread lists assume), with the dense-stage path.
+// Measured on H200 (f16, C fp32, N = 24 and 32, same run) against the CTA-synchronous kernel's
+// TcConfigN32: 1.11-1.13x on band hw64, 1.04-1.10x on hw512, 1.02-1.05x on hw2048, 1.15-1.16x on
+// the 27-point Poisson matrix, 1.09-1.11x on the 1-SA scrambled blocks. 4 consumers of 2 block rows: 1.0-1.05x slower off the
+// wide bands; 4 stages or 2 x 10 entries: within 3% or slower; 10 stages (one CTA per SM): 1.1-1.6x
+// slower. The 8-column tiles keep TcConfigN8 (a padded-row slab holds whole B rows per pass).
+using TcWsConfigN32 = TcWsConfig<kPanelBlockRows, 32, 8, 1, 4, 5, 4>;
 // Stages of 8 entries x 3 (half the barrier waits, coarser hand-over): 2-4% faster on Poisson and
 // the scrambled blocks, 1-3% slower on the bands (benchmarks: TcSpmmArgs::wide_variant = 2).
 using TcWsConfigN128Coarse = TcWsConfig<kPanelBlockRows, 128, 8, 2, 8, 3, 4>;
