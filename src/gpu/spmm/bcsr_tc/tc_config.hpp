@@ -39,7 +39,8 @@ struct TcConfig {
 
 // By N (columns of B and C): the narrowest tile that covers N, up to TN = 128 (64 for f64).
 // Narrow tiles: each warp owns 2 block rows, so every B fragment it loads feeds two MMAs. Stages: as
-// deep as two CTAs per SM allow (about 100 KB of shared memory each).
+// deep as two CTAs per SM allow (about 100 KB of shared memory each). The 32-column tiles of fp16 /
+// bf16 with row-major B take the warp-specialized kernel instead (TcWsConfigN32 below).
 using TcConfigN8 = TcConfig<kPanelBlockRows, 8, 4, 1, 2, 4, 6, 2>;
 using TcConfigN32 = TcConfig<kPanelBlockRows, 32, 4, 1, 2, 4, 5, 2>;
 // Wide tiles of the CTA-synchronous kernel (tf32, column-major B; fp16 / bf16 with row-major B take

@@ -1,5 +1,5 @@
-// The warp-specialized tensor-core SpMM kernel for wide tiles of fp16 / bf16 with row-major B
-// (configuration: TcWsConfig in tc_config.hpp). Grid: work items x N tiles, N tile fastest.
+// The warp-specialized tensor-core SpMM kernel for the 32-column and the wide tiles of fp16 / bf16
+// with row-major B (configurations: TcWsConfig in tc_config.hpp). Grid: work items x N tiles, N tile fastest.
 //
 // Why another kernel: the CTA-synchronous kernel (tc_spmm_kernel.cuh) has every warp copy its share
 // of each stage and meet at a CTA barrier per stage, which holds all warps in lock-step and spends
