@@ -79,10 +79,12 @@ struct TcBcsrOperand {
   double entry_fill() const {
     return entries > 0 ? double(blocks) / (double(entries) * panel_block_rows) : 0.0;
   }
-  // Whether the multiplies run the kernels for dense entries (tc_config.hpp): entries at least half
-  // full. Measured on H200: bands of half-width 64 (entry fill 0.56) to 2048 (0.98) and the scrambled
-  // blocks (0.53 after 1-SA, 0.79 before) run 1-23% faster with them, the 27-point Poisson matrix
-  // (0.47) 4-6% slower.
+  // Whether the multiplies run the kernels for dense entries (tc_config.hpp: the wide tiles'
+  // configuration, and the dense-stage path of the CTA-synchronous kernel; the 32-column tiles of
+  // fp16 / bf16 with row-major B have that path always): entries at least half full. Measured on
+  // H200: bands of half-width 64 (entry fill 0.56) to 2048 (0.98) and the scrambled blocks (0.53
+  // after 1-SA, 0.79 before) run 1-23% faster with them, the 27-point Poisson matrix (0.47) 4-6%
+  // slower.
   static constexpr double kDenseEntryFill = 0.5;
   bool dense_stages() const { return entry_fill() >= kDenseEntryFill; }
   // Fraction of stored block entries that are nonzeros of A: nnz / (blocks * height * width).

@@ -109,9 +109,11 @@ using TcWsConfigN128Pairs = TcWsConfig<kPanelBlockRows, 128, 4, 2, 4, 6, 4>;
 // memory, 76 registers: two CTAs per SM, as the spread lists assume), with the dense-stage path.
 // Measured on H200 (f16, C fp32, N = 24 and 32, same run) against the CTA-synchronous kernel's
 // TcConfigN32: 1.11-1.13x on band hw64, 1.04-1.10x on hw512, 1.02-1.05x on hw2048, 1.15-1.16x on
-// the 27-point Poisson matrix, 1.09-1.11x on the 1-SA scrambled blocks. 4 consumers of 2 block rows: 1.0-1.05x slower off the
-// wide bands; 4 stages or 2 x 10 entries: within 3% or slower; 10 stages (one CTA per SM): 1.1-1.6x
-// slower. The 8-column tiles keep TcConfigN8 (a padded-row slab holds whole B rows per pass).
+// the 27-point Poisson matrix, 1.09-1.11x on the 1-SA scrambled blocks; 1.09-1.62x (geomean 1.28x)
+// on the 30 real matrices of at least 100k entries at N = 32. 4 consumers of 2 block rows: 1.0-1.05x
+// slower off the wide bands; 4 stages or 2 x 10 entries: within 3% or slower; 10 stages (one CTA per
+// SM): 1.1-1.6x slower. The 8-column tiles keep TcConfigN8 (a padded-row slab holds whole B rows per
+// pass).
 using TcWsConfigN32 = TcWsConfig<kPanelBlockRows, 32, 8, 1, 4, 5, 4>;
 // Stages of 8 entries x 3 (half the barrier waits, coarser hand-over): 2-4% faster on Poisson and
 // the scrambled blocks, 1-3% slower on the bands (benchmarks: TcSpmmArgs::wide_variant = 2).
