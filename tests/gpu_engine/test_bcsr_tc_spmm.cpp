@@ -6,7 +6,7 @@
 // a row map, block rows of thousands of blocks (split panels, combined in a fixed order: repeated
 // runs give the same bits), an empty matrix, and the errors (unsupported types, f16 out of range,
 // bad leading dimensions, small workspace). B's padding is NaN (never read), C's padding is checked
-// untouched; wide tiles with row-major B on every kernel that can run them (TcSpmmArgs::wide_variant).
+// untouched; wide tiles with row-major B on every kernel that can run them (TcSpmmArgs::kernel_variant).
 // The largest error relative to its bound is printed per precision. Skips without a device.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -253,10 +253,10 @@ double bound_of(TcPrecision p, sparsetc_value_type_t c_type, int64_t terms, doub
   return double(terms + 20) * u_acc * scale + u_out * magnitude + sub;
 }
 
-// The kernels a case can run on (TcSpmmArgs::wide_variant): fp16 / bf16 with n > 8 and row-major B
+// The kernels a case can run on (TcSpmmArgs::kernel_variant): fp16 / bf16 with n > 8 and row-major B
 // have, besides the default (warp-specialized mma.sync), the CTA-synchronous kernel (1); with n > 32
 // also the wgmma kernel (3, on compute capability 9.0), and fp16 the coarse-stage variant (2).
-std::vector<int> wide_variants_of(const Case& c) {
+std::vector<int> kernel_variants_of(const Case& c) {
   const bool half = c.precision == TcPrecision::f16 || c.precision == TcPrecision::bf16;
   if (!half || c.n <= 8 || c.b_order != SPARSETC_ORDER_ROW) return {0};
   if (c.n <= 32) return {0, 1};
@@ -336,7 +336,7 @@ void check_case(const CsrMatrix<double>& A, const sd::TcBcsrOperand& op, const C
         scale[size_t(i * n + j)] += std::fabs(a * bseen[size_t(col * n + j)]);
       }
     }
-  // every kernel of the case (TcSpmmArgs::wide_variant) computes the same function, and so do the panels'
+  // every kernel of the case (TcSpmmArgs::kernel_variant) computes the same function, and so do the panels'
   // own work items where n runs a spread list (TcSpmmArgs::spread), and the kernels for the other
   // kind of entries than the operand's (TcSpmmArgs::dense_stages)
   struct Run {
@@ -345,13 +345,13 @@ void check_case(const CsrMatrix<double>& A, const sd::TcBcsrOperand& op, const C
     int dense_stages;
   };
   std::vector<Run> runs;
-  for (int variant : wide_variants_of(c)) runs.push_back({variant, true, -1});
+  for (int variant : kernel_variants_of(c)) runs.push_back({variant, true, -1});
   if (&sd::tc_work_list(op, n) != &op.panel_items) runs.push_back({0, false, -1});
   runs.push_back({0, true, op.dense_stages() ? 0 : 1});
   for (const Run& run : runs) {
-    SCOPED_TRACE("wide_variant " + std::to_string(run.variant) + (run.spread ? "" : ", panels' own work items") +
+    SCOPED_TRACE("kernel_variant " + std::to_string(run.variant) + (run.spread ? "" : ", panels' own work items") +
                  (run.dense_stages < 0 ? "" : run.dense_stages ? ", dense-entry kernels" : ", sparse-entry kernels"));
-    args.wide_variant = run.variant;
+    args.kernel_variant = run.variant;
     args.spread = run.spread;
     args.dense_stages = run.dense_stages;
     std::vector<HostArray> results;

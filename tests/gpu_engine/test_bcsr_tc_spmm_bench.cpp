@@ -4,7 +4,7 @@
 // SPARSETC_BENCH_SPECS overrides the generator specs (comma separated; "+1sa" after a spec reorders
 // its rows with 1-SA first; a path with ".mtx" in it is read as a Matrix Market file), SPARSETC_BENCH_NS
 // the column counts. The f16 path is timed.
-// SPARSETC_BENCH_TC_VARIANTS (e.g. "1,2") also times the other wide kernels (TcSpmmArgs::wide_variant)
+// SPARSETC_BENCH_TC_VARIANTS (e.g. "1,2") also times the other wide kernels (TcSpmmArgs::kernel_variant)
 // on the same inputs, one line each after the case (checked against cuSPARSE like the default);
 // "panels" there times the default kernel on the panels' own work items (TcSpmmArgs::spread = false),
 // printed as variant -1; "memset" the default with the arrival counters in the workspace, zeroed on
@@ -362,7 +362,7 @@ TEST(BcsrTcBench, VersusCusparse) {
 
       for (int v : variants) {  // the other wide kernels (or the panels' own work items) on the same inputs
         sd::TcSpmmArgs other = args;
-        other.wide_variant = std::max(v, 0);
+        other.kernel_variant = std::max(v, 0);
         other.spread = v != -1;
         if (v == -2) other.counters = nullptr;  // counters in the workspace, zeroed on every call
         if (v == -3 || v == -4) other.dense_stages = v == -4;

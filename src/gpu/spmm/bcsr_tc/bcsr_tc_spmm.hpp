@@ -122,7 +122,7 @@ struct TcSpmmArgs {
   // Benchmarks only: the kernel of fp16 / bf16 with n > 8 and row-major B. 0: the default (warp-
   // specialized mma.sync), 1: the CTA-synchronous kernel; for n > 32 also 2: warp-specialized with
   // stages of 8 entries, 3: wgmma (sm_90a; on devices other than compute capability 9.0 the default).
-  int wide_variant = 0;
+  int kernel_variant = 0;
   // Benchmarks and tests: -1 takes the kernels TcBcsrOperand::dense_stages picks, 0 those for sparse
   // entries, 1 those for dense entries.
   int dense_stages = -1;

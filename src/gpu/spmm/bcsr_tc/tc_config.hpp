@@ -116,9 +116,9 @@ using TcWsConfigN128Pairs = TcWsConfig<kPanelBlockRows, 128, 4, 2, 4, 6, 4>;
 // pass).
 using TcWsConfigN32 = TcWsConfig<kPanelBlockRows, 32, 8, 1, 4, 5, 4>;
 // Stages of 8 entries x 3 (half the barrier waits, coarser hand-over): 2-4% faster on Poisson and
-// the scrambled blocks, 1-3% slower on the bands (benchmarks: TcSpmmArgs::wide_variant = 2).
+// the scrambled blocks, 1-3% slower on the bands (benchmarks: TcSpmmArgs::kernel_variant = 2).
 using TcWsConfigN128Coarse = TcWsConfig<kPanelBlockRows, 128, 8, 2, 8, 3, 4>;
-// The wgmma kernel (tc_wgmma_kernel.cuh, sm_90a; benchmarks: TcSpmmArgs::wide_variant = 3): 8
+// The wgmma kernel (tc_wgmma_kernel.cuh, sm_90a; benchmarks: TcSpmmArgs::kernel_variant = 3): 8
 // consumer warps in two warpgroups, each 4 block rows x 128 columns (one wgmma.m64n128k16 per entry,
 // A and B from shared memory as core matrices), 8 producer warps taking turns over the stages (2 per
 // SM sub-partition: with 4, as above, 1.0-1.2x slower on the scrambled blocks). Measured on H200

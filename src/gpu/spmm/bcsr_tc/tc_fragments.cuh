@@ -10,6 +10,15 @@
 
 namespace sparsetc::detail::tc {
 
+// The warp's MMA tiles (kNT tiles of 8 columns from warp_n0, its first column in the CTA tile) that
+// hold columns < n; warp-uniform, the rest would only multiply zeros. cols_left: n minus the CTA
+// tile's first column.
+template <int kNT>
+__device__ __forceinline__ int live_mma_tiles(int warp_n0, int64_t cols_left) {
+  const int64_t live = (cols_left - warp_n0 + 7) / 8;
+  return live < 0 ? 0 : live > kNT ? kNT : int(live);
+}
+
 // kRB block rows x kNT 8-column tiles; `mine` bit rb: block row rb of the warp has a block here.
 template <class T, int kRB, int kNT>
 struct WarpFragments {

@@ -32,7 +32,7 @@ struct TcKernelParams {
   const int64_t* row_map = nullptr;
   void* partials = nullptr;      // split items' partial tiles (accumulator type), workspace
   unsigned* counters = nullptr;  // split panels x n_tiles arrival counters: zero at the launch, left zero
-  int wide_variant = 0;          // TcSpmmArgs::wide_variant
+  int kernel_variant = 0;          // TcSpmmArgs::kernel_variant
   int dense_stages = 0;          // the kernels for dense entries (TcBcsrOperand::dense_stages)
 };
 

@@ -180,7 +180,7 @@ void tc_spmm(const TcBcsrOperand& a, const TcSpmmArgs& args, void* workspace, si
   p.alpha = args.alpha;
   p.beta = args.beta;
   p.row_map = args.row_map;
-  p.wide_variant = args.wide_variant;
+  p.kernel_variant = args.kernel_variant;
   p.dense_stages = args.dense_stages < 0 ? int(a.dense_stages()) : int(args.dense_stages != 0);
   if (w.total() > 0) p.partials = workspace;
   if (own_counters) {
@@ -190,7 +190,7 @@ void tc_spmm(const TcBcsrOperand& a, const TcSpmmArgs& args, void* workspace, si
     SPARSETC_CUDA_CHECK(cudaMemsetAsync(p.counters, 0, w.counter_bytes, stream));
   }
   const bool half = a.precision == TcPrecision::f16 || a.precision == TcPrecision::bf16;
-  if (half && tc::tc_config_for(n) == tc::TcConfigId::wide && b_row && args.wide_variant == 3 &&
+  if (half && tc::tc_config_for(n) == tc::TcConfigId::wide && b_row && args.kernel_variant == 3 &&
       launch_wgmma(a.precision, p, list.work_items, stream))
     return;
   switch (a.precision) {

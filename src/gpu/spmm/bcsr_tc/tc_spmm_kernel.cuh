@@ -45,9 +45,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinCtas) tc_spmm_kernel(c
   const int64_t n0 = n_tile * Cfg::kTN;
   const TcWorkItem item = p.items[item_index];
   const int warp_n0 = wn * kNT * 8;  // first column of this warp within the tile
-  // MMA tiles of this warp that hold columns < n (warp-uniform; the rest would only multiply zeros).
-  const int64_t live = (p.n - n0 - warp_n0 + 7) / 8;
-  const int nt_live = live < 0 ? 0 : live > kNT ? kNT : int(live);
+  const int nt_live = live_mma_tiles<kNT>(warp_n0, p.n - n0);
 
   AccTile acc[kRB][kNT];
   const bool all_live = nt_live == kNT;

@@ -99,7 +99,7 @@ static_assert(kTileAccumulators<TcWsConfigN128> == kTileAccumulators<TcConfigN12
 // fp16 / bf16 with row-major B: the 32-column and the wide tiles take the warp-specialized kernel;
 // the wide tiles in the configuration for dense entries where p.dense_stages, the 32-column ones
 // always with the dense-stage path (measured on H200 at N = 24 and 32 without it: 1.3-1.5x slower
-// on every matrix of the suite, sparse entries too). p.wide_variant picks another for
+// on every matrix of the suite, sparse entries too). p.kernel_variant picks another for
 // benchmarks (1: the CTA-synchronous kernel, 2: wide stages of 8 entries; 3, the wgmma kernel, is
 // launched by the host where it can run, tc_spmm.cpp).
 template <class T>
@@ -107,11 +107,11 @@ void launch_half(const TcKernelParams& p, int64_t work_items, cudaStream_t strea
   static_assert(2 * (WsLayout<T, TcWsConfigN32>::kSmemBytes + 1024) <= 228 * 1024,
                 "32-column tiles: two CTAs per SM, as the spread lists assume (tc_resident_ctas)");
   const TcConfigId id = tc_config_for(p.n);
-  if (id == TcConfigId::n8 || p.b_col_major || p.wide_variant == 1)
+  if (id == TcConfigId::n8 || p.b_col_major || p.kernel_variant == 1)
     launch_for_n<T, TcConfigN128, TcConfigN128ColB>(p, work_items, stream);
   else if (id == TcConfigId::n32)
     launch_ws_kernel<T, TcWsConfigN32, true>(p, work_items, stream);
-  else if (p.wide_variant == 2)
+  else if (p.kernel_variant == 2)
     launch_ws_kernel<T, TcWsConfigN128Coarse>(p, work_items, stream);
   else if (p.dense_stages)
     launch_ws_kernel<T, TcWsConfigN128Pairs, true>(p, work_items, stream);

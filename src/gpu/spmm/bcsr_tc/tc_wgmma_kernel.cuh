@@ -1,5 +1,5 @@
 // The wgmma tensor-core SpMM kernel for wide tiles of fp16 / bf16 with row-major B (sm_90a only;
-// configuration TcWgConfigN128 in tc_config.hpp; TcSpmmArgs::wide_variant = 3). Grid: work items x
+// configuration TcWgConfigN128 in tc_config.hpp; TcSpmmArgs::kernel_variant = 3). Grid: work items x
 // N tiles, N tile fastest.
 //
 // Why another kernel: the warp-specialized mma.sync kernel (tc_ws_kernel.cuh) issues about ten

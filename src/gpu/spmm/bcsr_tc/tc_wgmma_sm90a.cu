@@ -1,5 +1,5 @@
 // The wgmma kernels of the tensor-core SpMM (fp16 / bf16, wide tiles, row-major B; TcSpmmArgs::
-// wide_variant = 3). This translation unit is built for sm_90a only (src/CMakeLists.txt) and its
+// kernel_variant = 3). This translation unit is built for sm_90a only (src/CMakeLists.txt) and its
 // kernels are launched on compute capability 9.0 devices only (tc_spmm.cpp).
 #include "gpu/spmm/bcsr_tc/tc_spmm_launch.cuh"
 #include "gpu/spmm/bcsr_tc/tc_wgmma_kernel.cuh"

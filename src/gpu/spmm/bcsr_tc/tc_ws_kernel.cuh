@@ -267,9 +267,10 @@ struct WsConsumer {
   uint32_t parity = 0;
   WarpFragments<T, kRB, kNT> frag[2];
 
-  __device__ __forceinline__ WsConsumer(uint32_t base_, int wm, int wn, int lane, int nt_live_)
+  // cols_left: n minus the CTA tile's first column.
+  __device__ __forceinline__ WsConsumer(uint32_t base_, int wm, int wn, int lane, int64_t cols_left)
       : base(base_), a_lane(T::a_lane(lane)), b_lane(T::template b_lane<Cfg::kTN, false>(wn * kNT * 8, lane)),
-        g0(wm * kRB), nt_live(nt_live_), all_live(nt_live_ == kNT) {}
+        g0(wm * kRB), nt_live(live_mma_tiles<kNT>(wn * kNT * 8, cols_left)), all_live(nt_live == kNT) {}
 
   // This warp's bits of the masks of the entries in `slot` (once its `full` barrier has completed).
   __device__ __forceinline__ void masks_of(int slot_, uint32_t (&mine)[kKS]) const {
@@ -347,14 +348,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) tc_spmm_ws_kernel(const TcKe
   const int64_t n0 = cta.n0, stages = cta.stages;
 
   AccTile acc[kRB][kNT];
-  const int warp_n0 = wn * kNT * 8;  // first column of this warp within the tile
   if (producer) {
     WsProducer<T, Cfg>::run(p, cta.item, n0, base, warp - Cfg::kConsumerWarps, lane, stages);
   } else if (stages > 0) {
-    // MMA tiles of this warp that hold columns < n (warp-uniform; the rest would only multiply zeros).
-    const int64_t live = (p.n - n0 - warp_n0 + 7) / 8;
-    const int nt_live = live < 0 ? 0 : live > kNT ? kNT : int(live);
-    WsConsumer<T, Cfg, kDenseStages> consumer(base, wm, wn, lane, nt_live);
+    WsConsumer<T, Cfg, kDenseStages> consumer(base, wm, wn, lane, p.n - n0);
     consumer.run(acc, stages, lane);
   }
 
