@@ -338,22 +338,31 @@ void check_case(const CsrMatrix<double>& A, const sd::TcBcsrOperand& op, const C
     }
   // every kernel of the case (TcSpmmArgs::kernel_variant) computes the same function, and so do the panels'
   // own work items where n runs a spread list (TcSpmmArgs::spread), and the kernels for the other
-  // kind of entries than the operand's (TcSpmmArgs::dense_stages)
+  // kind of entries than the operand's (TcSpmmArgs::dense_stages), and the warp-specialized kernel
+  // with 3 CTAs looping over the panels' own work items (TcSpmmArgs::loop_ctas: every CTA passes
+  // over the stage ring many times, with items of every length in between)
   struct Run {
     int variant;
     bool spread;
     int dense_stages;
+    int loop_ctas;
   };
   std::vector<Run> runs;
-  for (int variant : kernel_variants_of(c)) runs.push_back({variant, true, -1});
-  if (&sd::tc_work_list(op, n) != &op.panel_items) runs.push_back({0, false, -1});
-  runs.push_back({0, true, op.dense_stages() ? 0 : 1});
+  for (int variant : kernel_variants_of(c)) runs.push_back({variant, true, -1, -1});
+  if (&sd::tc_work_list(op, n) != &op.panel_items) runs.push_back({0, false, -1, -1});
+  runs.push_back({0, true, op.dense_stages() ? 0 : 1, -1});
+  if (kernel_variants_of(c).size() > 1) {
+    runs.push_back({0, false, 0, 3});
+    if (n > 32) runs.push_back({0, false, 1, 3});
+  }
   for (const Run& run : runs) {
     SCOPED_TRACE("kernel_variant " + std::to_string(run.variant) + (run.spread ? "" : ", panels' own work items") +
-                 (run.dense_stages < 0 ? "" : run.dense_stages ? ", dense-entry kernels" : ", sparse-entry kernels"));
+                 (run.dense_stages < 0 ? "" : run.dense_stages ? ", dense-entry kernels" : ", sparse-entry kernels") +
+                 (run.loop_ctas > 0 ? ", " + std::to_string(run.loop_ctas) + " looping CTAs" : ""));
     args.kernel_variant = run.variant;
     args.spread = run.spread;
     args.dense_stages = run.dense_stages;
+    args.loop_ctas = run.loop_ctas;
     std::vector<HostArray> results;
     for (int r = 0; r < c.repeats; ++r) {
       sd::copy_host_to_device(dC.data(), C0.bytes.data(), C0.bytes.size(), s.stream);

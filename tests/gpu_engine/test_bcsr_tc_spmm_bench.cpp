@@ -10,7 +10,9 @@
 // printed as variant -1; "memset" the default with the arrival counters in the workspace, zeroed on
 // every call (variant -2; the default keeps them beside the operand, as a plan does); "sparse" and
 // "dense" the kernels for sparse and for dense entries whichever the operand picks
-// (TcSpmmArgs::dense_stages; variants -3 and -4).
+// (TcSpmmArgs::dense_stages; variants -3 and -4); "once" the default with one CTA per work item and
+// N tile, "loop" with CTAs looping over them wherever the list has no split items
+// (TcSpmmArgs::loop_ctas 0 and SMs x resident CTAs; variants -5 and -6).
 //
 // Per case: medians of 50 CUDA-event-timed runs after 5 warm-ups of tc_spmm (C fp32, B row-major) and of
 // cuSPARSE SpMM: CSR with fp16 A/B and fp32 compute (ALG_DEFAULT, CSR_ALG2), CSR fp32 (CSR_ALG3, often
@@ -174,6 +176,8 @@ TEST(BcsrTcBench, VersusCusparse) {
                        : s == "memset" ? -2
                        : s == "sparse" ? -3
                        : s == "dense"  ? -4
+                       : s == "once"   ? -5
+                       : s == "loop"   ? -6
                                        : std::stoi(s));
 
   cudaMemPool_t pool;
@@ -233,10 +237,10 @@ TEST(BcsrTcBench, VersusCusparse) {
         (op.narrow_items.work_items > 0 ? ", " + std::to_string(op.narrow_items.work_items) + " for N <= 32" : "") +
         (op.wide_items.work_items > 0 ? ", " + std::to_string(op.wide_items.work_items) + " for wide N" : "");
     std::printf("%s: %lld x %lld, %lld nnz, %lld blocks (fill %.2f), %lld entries (fill %.2f: %s-entry kernels), "
-                "%lld work items (%lld split)%s, preprocessing %.3f ms%s\n",
+                "%lld work items (%lld split, looping CTAs 0x%x)%s, preprocessing %.3f ms%s\n",
                 label.c_str(), (long long)m, (long long)k, (long long)nnz, (long long)op.blocks, op.fill(),
                 (long long)op.entries, op.entry_fill(), op.dense_stages() ? "dense" : "sparse",
-                (long long)op.panel_items.work_items, (long long)op.panel_items.split_items,
+                (long long)op.panel_items.work_items, (long long)op.panel_items.split_items, op.loop_tiles,
                 narrow.c_str(), prep_ms,
                 one_sa ? (" + 1-SA " + std::to_string(reorder_s * 1e3) + " ms (host)").c_str() : "");
 
@@ -366,6 +370,8 @@ TEST(BcsrTcBench, VersusCusparse) {
         other.spread = v != -1;
         if (v == -2) other.counters = nullptr;  // counters in the workspace, zeroed on every call
         if (v == -3 || v == -4) other.dense_stages = v == -4;
+        if (v == -5) other.loop_ctas = 0;
+        if (v == -6) other.loop_ctas = op.sm_count * (n <= 32 ? 2 : 1);
         ASSERT_EQ(cudaMemsetAsync(dC.data(), 0xff, dC.size(), stream), cudaSuccess);  // NaN: every element written
         const double ms = time_ms(stream, [&] { sd::tc_spmm(op, other, ws.data(), ws_bytes, stream); });
         sd::copy_device_to_host(got.data(), dC.data(), got.size() * 4, stream);

@@ -15,6 +15,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -75,6 +76,16 @@ struct TcBcsrOperand {
   TcWorkList narrow_items;
   TcWorkList wide_items;
   int sm_count = 0;  // of the device the operand was built on
+  // Where the warp-specialized kernel's CTAs loop over the panels' own work items (one CTA per
+  // resident slot; tc_loop_rule.hpp): bit 0 for the 32-column tiles (one N tile), bit t for the wide
+  // tiles with t N tiles (t = 1 .. kLoopTileBits - 1; more tiles read the last bit). Only where the
+  // panels' own list has no split items.
+  static constexpr int kLoopTileBits = 9;
+  uint32_t loop_tiles = 0;
+  bool loops(bool narrow, int64_t n_tiles) const {
+    const int64_t bit = narrow ? 0 : std::min<int64_t>(std::max<int64_t>(n_tiles, 1), kLoopTileBits - 1);
+    return (loop_tiles >> bit) & 1u;
+  }
   // Blocks per entry over the panel height: how many of an entry's block rows have a block.
   double entry_fill() const {
     return entries > 0 ? double(blocks) / (double(entries) * panel_block_rows) : 0.0;
@@ -126,6 +137,11 @@ struct TcSpmmArgs {
   // Benchmarks and tests: -1 takes the kernels TcBcsrOperand::dense_stages picks, 0 those for sparse
   // entries, 1 those for dense entries.
   int dense_stages = -1;
+  // The warp-specialized kernel's grid on the panels' own work items: -1, CTAs looping over them
+  // where the operand says it pays (TcBcsrOperand::loops), else one per work item and N tile; 0, one
+  // per work item and N tile; benchmarks and tests: > 0, that many CTAs looping over any list
+  // without split items.
+  int loop_ctas = -1;
   // Benchmarks and tests: false runs the panels' own work items where tc_work_list would pick a
   // spread list (TcBcsrOperand::narrow_items, wide_items).
   bool spread = true;

@@ -82,6 +82,9 @@ struct TcWsConfig {
   static constexpr int kThreads = 32 * (kConsumerWarps + kProducerWarps);  // producers last
   static constexpr int kRB = kG / kWM;
   static constexpr int kNT = kTN / kWN / 8;
+  // CTAs per SM the kernel's registers must allow: two for the 32-column tiles (the spread lists
+  // assume it, tc_resident_ctas), one for the wide ones.
+  static constexpr int kMinCtas = TN_ <= 32 ? 2 : 1;
   static_assert(kG % kWM == 0 && kTN % (8 * kWN) == 0, "tile shape");
   static_assert(kKS % 2 == 0 && 32 % kKS == 0, "fragments double-buffered across stages; 32 descriptors a batch");
   static_assert(kStages >= 2, "a pipeline");

@@ -19,6 +19,8 @@ struct TcKernelParams {
   const void* values = nullptr;  // the operand's blocks (TcBcsrOperand::values)
   int64_t m = 0, k = 0, n = 0;
   int64_t n_tiles = 0;           // CTAs per work item: ceil(n / TN)
+  int64_t work = 0;              // work items x n_tiles
+  int64_t loop_ctas = 0;         // > 0: the warp-specialized kernel's CTAs, which loop over the work
   const void* b = nullptr;
   int64_t ldb = 0;
   int b_col_major = 0;

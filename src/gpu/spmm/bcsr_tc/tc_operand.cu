@@ -26,6 +26,7 @@
 #include "gpu/device_properties.hpp"
 #include "gpu/spmm/bcsr_tc/bcsr_tc_spmm.hpp"
 #include "gpu/spmm/bcsr_tc/tc_config.hpp"
+#include "gpu/spmm/bcsr_tc/tc_loop_rule.hpp"
 #include "gpu/spmm/bcsr_tc/tc_ptx.cuh"
 #include "gpu/spmm/bcsr_tc/tc_schedule.hpp"
 
@@ -305,14 +306,16 @@ TcBcsrOperand make_operand(const DeviceCsrView<V>& csr, TcPrecision precision, c
   // panels' own items reach `target`. There are fewer panels than `target` then, so their lengths
   // are read back (a few KB) and the chunk length is found by bisection on the host.
   std::vector<int64_t> lengths;
+  auto read_lengths = [&] {
+    if (!lengths.empty()) return;
+    std::vector<int64_t> starts_of(static_cast<size_t>(panels + 1));
+    copy_device_to_host(starts_of.data(), pp, starts_of.size() * sizeof(int64_t), stream);
+    for (int64_t p = 0; p < panels; ++p) lengths.push_back(starts_of[size_t(p + 1)] - starts_of[size_t(p)]);
+  };
   auto spread_list = [&](int64_t target) {
     TcWorkList list;
     if (entries == 0 || op.panel_items.work_items >= target) return list;
-    if (lengths.empty()) {
-      std::vector<int64_t> starts_of(static_cast<size_t>(panels + 1));
-      copy_device_to_host(starts_of.data(), pp, starts_of.size() * sizeof(int64_t), stream);
-      for (int64_t p = 0; p < panels; ++p) lengths.push_back(starts_of[size_t(p + 1)] - starts_of[size_t(p)]);
-    }
+    read_lengths();
     auto items_with = [&](int64_t spread) {
       ChunkRule rule = own;
       rule.spread = spread;
@@ -337,6 +340,16 @@ TcBcsrOperand make_operand(const DeviceCsrView<V>& csr, TcPrecision precision, c
   };
   op.narrow_items = spread_list(int64_t(op.sm_count) * tc_resident_ctas(TcConfigId::n8));
   op.wide_items = spread_list(int64_t(op.sm_count) * tc_resident_ctas(TcConfigId::wide));
+  // Where the warp-specialized kernel's CTAs loop over the panels' own items (one item per panel
+  // then, so the panels' lengths, read back here too, are the items' entries).
+  const int64_t narrow_ctas = int64_t(op.sm_count) * tc_resident_ctas(TcConfigId::n32);
+  const int64_t wide_ctas = int64_t(op.sm_count) * tc_resident_ctas(TcConfigId::wide);
+  if (entries > 0 && op.panel_items.split_items == 0 && double(panels) * (TcBcsrOperand::kLoopTileBits - 1) >=
+                                                           kLoopMinWaves * double(std::min(narrow_ctas, wide_ctas))) {
+    read_lengths();
+    for (int bit = 0; bit < TcBcsrOperand::kLoopTileBits; ++bit)
+      if (loop_pays(lengths, bit == 0 ? 1 : bit, bit == 0 ? narrow_ctas : wide_ctas)) op.loop_tiles |= 1u << bit;
+  }
 
   // ---- values in entry order, rounded to the storage type
   const int area = shape.height * shape.width;

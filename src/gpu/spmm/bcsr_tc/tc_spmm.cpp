@@ -166,6 +166,14 @@ void tc_spmm(const TcBcsrOperand& a, const TcSpmmArgs& args, void* workspace, si
   p.k = k;
   p.n = n;
   p.n_tiles = w.n_tiles;
+  p.work = list.work_items * w.n_tiles;
+  if (list.split_items == 0) {  // split chunks meet at CTA barriers: one CTA each
+    const bool narrow = tc::tc_config_for(n) != tc::TcConfigId::wide;
+    if (args.loop_ctas > 0)
+      p.loop_ctas = args.loop_ctas;
+    else if (args.loop_ctas < 0 && &list == &a.panel_items && a.loops(narrow, w.n_tiles))
+      p.loop_ctas = int64_t(a.sm_count) * tc::tc_resident_ctas(narrow ? tc::TcConfigId::n32 : tc::TcConfigId::wide);
+  }
   p.b = args.B;
   p.ldb = args.ldb;
   p.b_col_major = !b_row;

@@ -18,9 +18,10 @@
 namespace sparsetc::detail::tc {
 
 // Opts `kernel` into `smem` bytes of dynamic shared memory (once per device: `configured` holds a
-// bit per device id below 64), then launches it on work items x N tiles.
+// bit per device id below 64), then launches it on work items x N tiles, or on at most max_grid CTAs
+// (> 0: a kernel whose CTAs loop over the work).
 inline void launch_on_grid(void (*kernel)(TcKernelParams), std::atomic<uint64_t>& configured, int smem, int threads,
-                           const TcKernelParams& p, int64_t work_items, cudaStream_t stream) {
+                           const TcKernelParams& p, int64_t work_items, cudaStream_t stream, int64_t max_grid = 0) {
   if (smem > 48 * 1024) {
     int device = 0;
     SPARSETC_CUDA_CHECK(cudaGetDevice(&device));
@@ -30,7 +31,8 @@ inline void launch_on_grid(void (*kernel)(TcKernelParams), std::atomic<uint64_t>
       configured.fetch_or(bit, std::memory_order_relaxed);
     }
   }
-  const int64_t grid = work_items * p.n_tiles;
+  int64_t grid = work_items * p.n_tiles;
+  if (max_grid > 0 && grid > max_grid) grid = max_grid;
   require(grid <= INT_MAX, SPARSETC_STATUS_SIZE_OVERFLOW, "tensor-core SpMM: ", work_items, " work items x ",
           p.n_tiles, " column tiles exceed one launch");
   kernel<<<unsigned(grid), threads, smem, stream>>>(p);
@@ -49,16 +51,17 @@ void launch_kernel(const TcKernelParams& p, int64_t work_items, cudaStream_t str
 // A kernel on the warp-specialized stage ring (WsLayout; row-major B only): the mma.sync kernel
 // below, or the wgmma one (tc_wgmma_sm90a.cu).
 template <class T, class Cfg, void (*kKernel)(TcKernelParams)>
-void launch_ring_kernel(const TcKernelParams& p, int64_t work_items, cudaStream_t stream) {
+void launch_ring_kernel(const TcKernelParams& p, int64_t work_items, cudaStream_t stream, int64_t max_grid = 0) {
   constexpr int smem = WsLayout<T, Cfg>::kSmemBytes;
   static_assert(smem <= 227 * 1024, "more shared memory than a CTA of sm_90 can have");
   static std::atomic<uint64_t> configured{0};
-  launch_on_grid(kKernel, configured, smem, Cfg::kThreads, p, work_items, stream);
+  launch_on_grid(kKernel, configured, smem, Cfg::kThreads, p, work_items, stream, max_grid);
 }
 
+// p.loop_ctas > 0: that many CTAs, which loop over the work (tc_spmm_ws_kernel).
 template <class T, class Cfg, bool kDenseStages = false>
 void launch_ws_kernel(const TcKernelParams& p, int64_t work_items, cudaStream_t stream) {
-  launch_ring_kernel<T, Cfg, &tc_spmm_ws_kernel<T, Cfg, kDenseStages>>(p, work_items, stream);
+  launch_ring_kernel<T, Cfg, &tc_spmm_ws_kernel<T, Cfg, kDenseStages>>(p, work_items, stream, p.loop_ctas);
 }
 
 // The narrow tiles come in two kernels, with and without the dense-stage path (p.dense_stages); the

@@ -103,9 +103,9 @@ struct WsProducer {
   }
 
   // Producer warp `pw` copies entries pw % W, pw % W + W, ... (W = kWarpsPerStage) of stages
-  // pw / W, pw / W + kStageStride, ...
+  // pw / W, pw / W + kStageStride, ... ring: where the item's stage 0 sits on the ring (RingCta::advance).
   static __device__ void run(const TcKernelParams& p, const TcWorkItem& item, int64_t n0, uint32_t base, int pw,
-                             int lane, int64_t stages) {
+                             int lane, int64_t stages, int ring = 0) {
     const TcEntry* entries = p.entries + item.entry_begin;
     const int64_t count = item.entry_end - item.entry_begin;
     const Value* b = static_cast<const Value*>(p.b);
@@ -125,8 +125,11 @@ struct WsProducer {
     TcEntry batch = entry(entries, count, lane), next = entry(entries, count, 32 + lane);
     int64_t batch_first = 0;  // entry index of batch's lane 0
     int64_t s = pw / kWarpsPerStage;
-    int slot = int(s);
-    uint32_t parity = 1;  // the empty barriers' phase "before 0" counts as completed: every slot starts free
+    // The slot of stage s and the parity of its `empty` barrier: the phase "before 0" counts as
+    // completed (every slot starts free), so the first pass over the ring waits on parity 1.
+    const int at = (ring + int(s)) % (2 * Cfg::kStages);
+    int slot = at % Cfg::kStages;
+    uint32_t parity = uint32_t(at / Cfg::kStages) ^ 1u;
     for (; s < stages; s += kStageStride) {
       if (s * Cfg::kKS >= batch_first + 32) {
         batch = next;
@@ -201,9 +204,9 @@ struct WsProducer {
   }
 };
 
-// A CTA of a kernel on the stage ring (this file's and the wgmma one): its work item, N tile and stage
-// count, and its end. The warp index and the stage count are broadcast from lane 0, so that ptxas
-// knows them warp-uniform (the wgmma consumers would otherwise sit on a divergent path, where it
+// A CTA's work on the stage ring (this file's kernel and the wgmma one): its work item, N tile and
+// stage count, and its end. The warp index and the stage count are broadcast from lane 0, so that
+// ptxas knows them warp-uniform (the wgmma consumers would otherwise sit on a divergent path, where it
 // serializes their MMAs).
 template <class T, class Cfg>
 struct RingCta {
@@ -213,22 +216,40 @@ struct RingCta {
   int lane, warp;
   bool producer;
 
-  // Every thread of the CTA: reads the work item, initialises the barriers, meets the others.
-  static __device__ __forceinline__ RingCta start(const TcKernelParams& p, uint32_t base) {
-    RingCta c;
+  // Every thread of the CTA, once: initialises the barriers and meets the others.
+  static __device__ __forceinline__ void init_ring(uint32_t base) {
     const int tid = threadIdx.x;
-    c.lane = tid & 31;
-    c.warp = __shfl_sync(0xffffffffu, tid >> 5, 0);
-    c.producer = c.warp >= Cfg::kConsumerWarps;
-    c.n_tile = int64_t(blockIdx.x) % p.n_tiles;
-    c.n0 = c.n_tile * Cfg::kTN;
-    c.item = p.items[int64_t(blockIdx.x) / p.n_tiles];
-    c.stages = __shfl_sync(0xffffffffu, (c.item.entry_end - c.item.entry_begin + Cfg::kKS - 1) / Cfg::kKS, 0);
     if (tid < Cfg::kStages) {
       mbarrier_init(Layout::full(base, tid), WsProducer<T, Cfg>::kFullArrivals);
       mbarrier_init(Layout::empty(base, tid), Cfg::kConsumerWarps);
     }
     __syncthreads();
+  }
+
+  // Work `work` of the grid (work item work / n_tiles, N tile work % n_tiles).
+  static __device__ __forceinline__ RingCta at(const TcKernelParams& p, int64_t work) {
+    RingCta c;
+    const int tid = threadIdx.x;
+    c.lane = tid & 31;
+    c.warp = __shfl_sync(0xffffffffu, tid >> 5, 0);
+    c.producer = c.warp >= Cfg::kConsumerWarps;
+    c.n_tile = work % p.n_tiles;
+    c.n0 = c.n_tile * Cfg::kTN;
+    c.item = p.items[work / p.n_tiles];
+    c.stages = __shfl_sync(0xffffffffu, (c.item.entry_end - c.item.entry_begin + Cfg::kKS - 1) / Cfg::kKS, 0);
+    return c;
+  }
+
+  // Where the stage after `stages` more from `ring` sits: slot ring % STAGES of the ring's pass
+  // parity ring / STAGES (a ring position in [0, 2 STAGES)).
+  static __device__ __forceinline__ int advance(int ring, int64_t stages) {
+    return int((ring + stages % (2 * Cfg::kStages)) % (2 * Cfg::kStages));
+  }
+
+  // A CTA with one work item, blockIdx.x's.
+  static __device__ __forceinline__ RingCta start(const TcKernelParams& p, uint32_t base) {
+    const RingCta c = at(p, blockIdx.x);
+    init_ring(base);
     return c;
   }
 
@@ -263,14 +284,16 @@ struct WsConsumer {
   uint32_t base, a_lane, b_lane;
   int g0, nt_live;
   bool all_live;  // every tile of the warp holds columns < n
-  int slot = 0;
-  uint32_t parity = 0;
+  int slot;
+  uint32_t parity;  // of the `full` barriers
   WarpFragments<T, kRB, kNT> frag[2];
 
-  // cols_left: n minus the CTA tile's first column.
-  __device__ __forceinline__ WsConsumer(uint32_t base_, int wm, int wn, int lane, int64_t cols_left)
+  // cols_left: n minus the CTA tile's first column; ring: where the item's stage 0 sits on the ring
+  // (RingCta::advance).
+  __device__ __forceinline__ WsConsumer(uint32_t base_, int wm, int wn, int lane, int64_t cols_left, int ring)
       : base(base_), a_lane(T::a_lane(lane)), b_lane(T::template b_lane<Cfg::kTN, false>(wn * kNT * 8, lane)),
-        g0(wm * kRB), nt_live(live_mma_tiles<kNT>(wn * kNT * 8, cols_left)), all_live(nt_live == kNT) {}
+        g0(wm * kRB), nt_live(live_mma_tiles<kNT>(wn * kNT * 8, cols_left)), all_live(nt_live == kNT),
+        slot(ring % Cfg::kStages), parity(uint32_t(ring / Cfg::kStages)) {}
 
   // This warp's bits of the masks of the entries in `slot` (once its `full` barrier has completed).
   __device__ __forceinline__ void masks_of(int slot_, uint32_t (&mine)[kKS]) const {
@@ -314,9 +337,9 @@ struct WsConsumer {
 
   __device__ __forceinline__ void run(AccTile (&acc)[kRB][kNT], int64_t stages, int lane) {
     uint32_t mine[kKS];
-    mbarrier_wait(Layout::full(base, 0), 0);
-    masks_of(0, mine);
-    frag[0].template load<Cfg::kTN, false, Layout>(base, 0, 0, g0, mine[0], a_lane, b_lane);
+    mbarrier_wait(Layout::full(base, slot), parity);
+    masks_of(slot, mine);
+    frag[0].template load<Cfg::kTN, false, Layout>(base, slot, 0, g0, mine[0], a_lane, b_lane);
     for (int64_t s = 0; s < stages; ++s) {
       uint32_t next[kKS] = {};  // stage s + 1's, read once its barrier has completed
       uint32_t every = kAllRows;
@@ -332,8 +355,13 @@ struct WsConsumer {
   }
 };
 
+// Grid: one CTA per work item and N tile (p.work of them, N tile fastest), or p.loop_ctas CTAs that
+// loop over them (work blockIdx.x, + gridDim.x, ...): a looping CTA's producers go on to its next
+// work item while its consumers store the last one's C tile, so the next item's first stages are in
+// flight by then. Split items' chunks meet at CTA barriers (combine_split_chunks): the host loops only
+// over lists without them.
 template <class T, class Cfg, bool kDenseStages>
-__global__ void __launch_bounds__(Cfg::kThreads, 1) tc_spmm_ws_kernel(const TcKernelParams p) {
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinCtas) tc_spmm_ws_kernel(const TcKernelParams p) {
   using Layout = WsLayout<T, Cfg>;
   using AccTile = typename T::AccTile;
   constexpr int kRB = Cfg::kRB, kNT = Cfg::kNT;
@@ -341,21 +369,24 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) tc_spmm_ws_kernel(const TcKe
   __shared__ int last_to_arrive;
   const uint32_t base = Layout::base_of(smem);
 
-  const RingCta<T, Cfg> cta = RingCta<T, Cfg>::start(p, base);
-  const int lane = cta.lane, warp = cta.warp;
-  const bool producer = cta.producer;
-  const int wm = warp / Cfg::kWN, wn = warp % Cfg::kWN;
-  const int64_t n0 = cta.n0, stages = cta.stages;
+  RingCta<T, Cfg>::init_ring(base);
+  int ring = 0;  // where the next work item's first stage sits on the ring (RingCta::advance)
+  for (int64_t work = blockIdx.x; work < p.work; work += gridDim.x) {
+    const RingCta<T, Cfg> cta = RingCta<T, Cfg>::at(p, work);
+    const int lane = cta.lane, warp = cta.warp;
+    const int wm = warp / Cfg::kWN, wn = warp % Cfg::kWN;
+    const int64_t n0 = cta.n0, stages = cta.stages;
 
-  AccTile acc[kRB][kNT];
-  if (producer) {
-    WsProducer<T, Cfg>::run(p, cta.item, n0, base, warp - Cfg::kConsumerWarps, lane, stages);
-  } else if (stages > 0) {
-    WsConsumer<T, Cfg, kDenseStages> consumer(base, wm, wn, lane, p.n - n0);
-    consumer.run(acc, stages, lane);
+    AccTile acc[kRB][kNT];
+    if (cta.producer) {
+      WsProducer<T, Cfg>::run(p, cta.item, n0, base, warp - Cfg::kConsumerWarps, lane, stages, ring);
+    } else if (stages > 0) {
+      WsConsumer<T, Cfg, kDenseStages> consumer(base, wm, wn, lane, p.n - n0, ring);
+      consumer.run(acc, stages, lane);
+    }
+    ring = RingCta<T, Cfg>::advance(ring, stages);
+    cta.template finish<kRB, kNT>(p, acc, last_to_arrive);
   }
-
-  cta.template finish<kRB, kNT>(p, acc, last_to_arrive);
 }
 
 }  // namespace sparsetc::detail::tc
