@@ -32,6 +32,7 @@
 #include "gpu/convert/gpu_convert.hpp"
 #include "gpu/device_memory.hpp"
 #include "gpu/spmm/bcsr_tc/bcsr_tc_spmm.hpp"
+#include "gpu/spmm/bcsr_tc/tc_loop_rule.hpp"
 #include "engine_triplets.hpp"
 #include "test_support.hpp"
 
@@ -339,8 +340,9 @@ void check_case(const CsrMatrix<double>& A, const sd::TcBcsrOperand& op, const C
   // every kernel of the case (TcSpmmArgs::kernel_variant) computes the same function, and so do the panels'
   // own work items where n runs a spread list (TcSpmmArgs::spread), and the kernels for the other
   // kind of entries than the operand's (TcSpmmArgs::dense_stages), and the warp-specialized kernel
-  // with 3 CTAs looping over the panels' own work items (TcSpmmArgs::loop_ctas: every CTA passes
-  // over the stage ring many times, with items of every length in between)
+  // with 3 CTAs looping over the panels' own work items where they have no split items
+  // (TcSpmmArgs::loop_ctas: with more work items x N tiles than that, as FewPanelsSpreadOverTheDevice's
+  // 16 panels, every CTA passes over the stage ring several times, with items of every length between)
   struct Run {
     int variant;
     bool spread;
@@ -351,7 +353,7 @@ void check_case(const CsrMatrix<double>& A, const sd::TcBcsrOperand& op, const C
   for (int variant : kernel_variants_of(c)) runs.push_back({variant, true, -1, -1});
   if (&sd::tc_work_list(op, n) != &op.panel_items) runs.push_back({0, false, -1, -1});
   runs.push_back({0, true, op.dense_stages() ? 0 : 1, -1});
-  if (kernel_variants_of(c).size() > 1) {
+  if (kernel_variants_of(c).size() > 1 && op.panel_items.split_items == 0) {
     runs.push_back({0, false, 0, 3});
     if (n > 32) runs.push_back({0, false, 1, 3});
   }
@@ -536,6 +538,7 @@ TEST(BcsrTcSpmm, LongBlockRowsSplitDeterministic) {
     EXPECT_GT(op.panel_items.split_panels, 0) << name_of(p);
     EXPECT_GT(op.panel_items.split_items, op.panel_items.split_panels) << name_of(p);
     EXPECT_GT(op.max_blocks_per_row, 1000) << name_of(p);
+    EXPECT_EQ(op.loop_tiles, 0u) << name_of(p);  // split chunks meet at CTA barriers: one CTA each
     for (int64_t n : {8, 32, 40, 136}) {
       Case c;
       c.precision = p;
@@ -593,6 +596,37 @@ TEST(BcsrTcSpmm, FewPanelsSpreadOverTheDevice) {
       c.own_counters = n == 8 || n == wide_tile + 8;
       check_case(A, op, c, s, seed + uint64_t(n));
     }
+  }
+}
+
+// Many even panels (313 of 128 rows, f16): the operand loops the warp-specialized kernel's CTAs
+// wherever the grid runs 1.5 waves or more (tc_loop_rule.hpp: an even list spreads as well fixed as
+// greedy), and the multiplies that loop (the default) match the reference like those that do not.
+TEST(BcsrTcSpmm, EvenPanelsLoopTheirCtas) {
+  SKIP_WITHOUT_DEVICE();
+  Stream s;
+  const uint64_t seed = sparsetc_test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const CsrMatrix<double> A = sd::generate("band:40000:8", seed);
+  const sd::TcBcsrOperand op = make_operand(A, TcPrecision::f16, true, s.context());
+  ASSERT_EQ(op.panels, 313);
+  ASSERT_EQ(op.panel_items.split_items, 0);
+  ASSERT_GT(op.sm_count, 0);
+  auto waves_enough = [&](int64_t works, int64_t ctas_per_sm) {
+    return double(works) >= sd::tc::kLoopMinWaves * double(op.sm_count * ctas_per_sm);
+  };
+  EXPECT_EQ(op.loops(true, 1), waves_enough(313, 2));
+  for (int64_t tiles = 1; tiles <= 12; ++tiles)
+    EXPECT_EQ(op.loops(false, tiles), waves_enough(313 * std::min<int64_t>(tiles, 8), 1)) << tiles << " N tiles";
+  for (int64_t n : {24, 128, 500}) {  // one N tile (narrow, wide), four
+    Case c;
+    c.precision = TcPrecision::f16;
+    c.n = n;
+    c.beta = n == 128 ? 0.5 : 0.0;
+    c.c_type = SPARSETC_VALUE_F32;
+    c.repeats = 2;
+    c.own_counters = n == 128;
+    check_case(A, op, c, s, seed + uint64_t(n));
   }
 }
 
