@@ -20,7 +20,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-ROW = re.compile(r"^(\S+(?: \(1-SA\))?)\s+(\d+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+|-)\s+"
+# matrix, N, ours, the cuSPARSE columns (-1: that variant did not run), x best, GFLOP/s, % roofline
+ROW = re.compile(r"^(\S+(?: \(1-SA\))?)\s+(\d+)\s+([0-9.]+)\s+(-?[0-9.]+)\s+(-?[0-9.]+)\s+(-?[0-9.]+)\s+(-?[0-9.]+)\s+"
                  r"([0-9.]+)x\s+\d+\s+([0-9.]+)%")
 
 
@@ -33,7 +34,7 @@ def load(path):
         matrix, n, tc = m.group(1), int(m.group(2)), float(m.group(3))
         if matrix.startswith("blocks:") and "(1-SA)" not in matrix:
             continue
-        bell = float(m.group(7)) if m.group(7) != "-" else float("nan")
+        bell = float(m.group(7)) if float(m.group(7)) > 0 else float("nan")
         cases.setdefault(matrix, {})[n] = (float(m.group(8)), bell / tc, float(m.group(9)) / 100.0)
     return cases
 
