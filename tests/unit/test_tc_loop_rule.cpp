@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include "gpu/spmm/bcsr_tc/tc_loop_rule.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -43,6 +45,25 @@ TEST(TcLoopRule, TooFewWavesDoNotLoop) {
   EXPECT_TRUE(tc::loop_pays(items, 2, 132));  // 280 works: 2.1 waves, all equal
   EXPECT_FALSE(tc::loop_pays({}, 1, 132));
   EXPECT_FALSE(tc::loop_pays(items, 1, 0));
+}
+
+// loop_pays decides most lists from bounds on the greedy spread (without simulating it): it must
+// agree with the definition on lists of every kind.
+TEST(TcLoopRule, BoundsAgreeWithTheSimulation) {
+  std::mt19937_64 rng(sparsetc_test::fresh_seed());
+  for (int trial = 0; trial < 400; ++trial) {
+    const int64_t ctas = 1 + int64_t(rng() % 300);
+    const int64_t tiles = 1 + int64_t(rng() % 9);
+    std::vector<int64_t> items(size_t(1 + rng() % 3000));
+    const int64_t spread = 1 + int64_t(rng() % 200);
+    for (size_t i = 0; i < items.size(); ++i)
+      items[i] = trial % 4 == 0 && i % 7 == 0 ? 500 + int64_t(rng() % 500) : int64_t(rng() % uint64_t(spread));
+    const bool waves = double(items.size()) * double(tiles) >= tc::kLoopMinWaves * double(ctas);
+    const bool want = waves && tc::loop_spread_excess(items, tiles, ctas) <= tc::kLoopMaxExcess;
+    EXPECT_EQ(tc::loop_pays(items, tiles, ctas), want)
+        << items.size() << " items, " << tiles << " tiles, " << ctas << " CTAs, excess "
+        << tc::loop_spread_excess(items, tiles, ctas);
+  }
 }
 
 }  // namespace
