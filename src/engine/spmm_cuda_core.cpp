@@ -90,7 +90,10 @@ class CudaCoreSpmm final : public SpmmExecutor {
   }
 
   size_t workspace_size() const override { return row_schedule_.workspace_bytes; }
-  std::string note() const override { return order_note_; }
+  std::string note() const override {
+    if (row_schedule_.note.empty()) return order_note_;
+    return order_note_.empty() ? row_schedule_.note : order_note_ + "; " + row_schedule_.note;
+  }
 
   void execute(double alpha, const sparsetc_dense_s& B, double beta, const sparsetc_dense_s& C, void* workspace,
                size_t) override {

@@ -13,4 +13,11 @@ int current_device_sm_count() {
   return sms;
 }
 
+int64_t current_device_l2_bytes() {
+  int device = 0, bytes = 0;
+  SPARSETC_CUDA_CHECK(cudaGetDevice(&device));
+  SPARSETC_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, device));
+  return bytes;
+}
+
 }  // namespace sparsetc::detail

@@ -337,6 +337,10 @@ TEST(CudaCoreSpmm, LaneColumnSchedules) {
   modes[0].rows_per_stream = 3;
   modes[1].short_rows = 0;  // groups of 8 k-slices (as many as fit)
   modes[1].lanes_k_log = 3;
+  modes.resize(5);
+  modes[3].tile_lanes = 4;  // column tiles of 4 lanes: up to 17 tiles at N = 260
+  modes[4].short_rows = 1;  // streams over tiles of 2 lanes
+  modes[4].tile_lanes = 2;
   struct Layout {
     sparsetc_order_t b_order;
     int64_t pad, offset;
@@ -380,6 +384,9 @@ TEST(CudaCoreSpmm, LaneColumnSchedules) {
           mode.lane_columns = columns;
           sd::RowSchedule schedule = sd::make_row_schedule(rows, precision, n, nullptr, g.gpu(), mode);
           EXPECT_EQ(schedule.tiling.vec, columns);
+          if (mode.tile_lanes > 0) {
+            EXPECT_LE(1 << schedule.tiling.lanes_n_log, mode.tile_lanes);
+          }
           sd::DeviceBuffer workspace(std::max<size_t>(schedule.workspace_bytes, 16), g.gpu());
           sd::CoreDenseArgs args;
           args.n = n;

@@ -10,14 +10,16 @@
 // Our CSR result is compared with cuSPARSE's (relative Frobenius difference).
 //
 // CudaCoreSpmmBench.RealMatricesByPrecision times the C-stationary kernel on Matrix Market files
-// (SPARSETC_BENCH_MTX, comma separated paths; values replaced by random ones, which f16 can hold)
+// (SPARSETC_BENCH_MTX, comma separated paths, or generator specs: no ".mtx" in them; values replaced
+// by random ones, which f16 can hold)
 // in f32, f16, bf16 and f64 (SPARSETC_BENCH_TYPES) against cuSPARSE's CSR algorithms on the same input
 // type (A and B in that type, C in f32 and fp32 compute, f64 for f64): median of SPARSETC_BENCH_RUNS (20) runs,
 // each event-timed after L2 is evicted (a 256 MB memset), as the benchmark harness does. Beside
 // the default schedule it times the schedules of SPARSETC_BENCH_SCHEDULES (comma separated, default
 // "c4,c8"): each a '+'-joined list of c4/c8 (columns per lane), s<k> (short rows as streams of k rows,
 // s0: chosen), e<k> (streams of about k entries), g<k> (short rows as groups of 2^k lanes per row's
-// entries, g: chosen) and l<k> (groups whose lanes take about k entries of a mean row). It also
+// entries, g: chosen), l<k> (groups whose lanes take about k entries of a mean row) and t<k>
+// (column tiles of at most k lanes: narrower tiles, more of them). It also
 // times a 16-byte memset after the same eviction: about the floor of any one-launch multiply.
 #include <cuda_runtime_api.h>
 #include <cusparse.h>
@@ -284,6 +286,8 @@ sd::RowScheduleOptions parse_schedule(const std::string& spec) {
     } else if (part[0] == 'e') {
       options.short_rows = 1;
       options.stream_entries = std::stoll(arg);
+    } else if (part[0] == 't') {
+      options.tile_lanes = std::stoi(arg);
     } else if (part[0] == 'l') {
       options.short_rows = 0;
       options.lane_entries = std::stoll(arg);
@@ -338,13 +342,16 @@ TEST(CudaCoreSpmmBench, RealMatricesByPrecision) {
               "best", "(which)", "rel.diff");
   std::map<std::string, std::vector<double>> ratios;  // "type N" -> best cuSPARSE / our auto
   for (const std::string& file : files) {
-    sd::CsrMatrix<double> a = sd::coo_to_csr(sd::read_matrix_market(file), SPARSETC_DUPLICATES_SUM);
+    // A Matrix Market file, or a generator spec (no ".mtx" in it).
+    const bool mtx = file.find(".mtx") != std::string::npos;
+    sd::CsrMatrix<double> a =
+        mtx ? sd::coo_to_csr(sd::read_matrix_market(file), SPARSETC_DUPLICATES_SUM) : sd::generate(file, 42);
     {
       std::mt19937_64 rng(7);
       for (double& v : a.values) v = random_entry(rng);
     }
-    std::string name = file.substr(file.find_last_of('/') + 1);
-    name = name.substr(0, name.find('.'));
+    std::string name = mtx ? file.substr(file.find_last_of('/') + 1) : file;
+    if (mtx) name = name.substr(0, name.find('.'));
     const int64_t nnz = a.nnz();
     std::vector<int32_t> rp32(a.row_ptr.begin(), a.row_ptr.end()), ci(a.col_idx.begin(), a.col_idx.end());
     sd::DeviceBuffer d_rp64(a.row_ptr.size() * 8, g.gpu()), d_rp32(rp32.size() * 4, g.gpu()),

@@ -28,6 +28,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "gpu/device_memory.hpp"
 #include "gpu/gpu_context.hpp"
@@ -51,8 +52,9 @@ struct CoreColumnTiling {
   int64_t tile_width = 4;
   int64_t tiles = 0;
 };
-// vec = 0: 16 bytes of B per lane.
-CoreColumnTiling core_column_tiling(CorePrecision precision, int64_t n, int vec = 0);
+// vec = 0: 16 bytes of B per lane. max_lanes (a power of two, 1-32) caps the lanes of a tile, so
+// a narrower tile can be asked for (more tiles).
+CoreColumnTiling core_column_tiling(CorePrecision precision, int64_t n, int vec = 0, int max_lanes = 32);
 
 // Dense operands of one multiply (device memory). B holds values of the precision's storage type.
 struct CoreDenseArgs {
@@ -87,6 +89,7 @@ struct RowScheduleOptions {
   int lane_columns = 0;         // f32, f16, bf16: columns per lane, 4 or 8 (0: choose from N); f64: 2
   int64_t stream_entries = 0;   // streams: entries a stream aims at (0: the rule's)
   int64_t lane_entries = 0;     // groups: entries a lane aims at on a row of mean length (0: the rule's)
+  int tile_lanes = 0;           // lanes across a column tile, a power of two up to 32 (0: choose)
 };
 
 // The default short-row schedule for a width N (measured on the H200, docs/performance.md): rows
@@ -122,6 +125,7 @@ struct RowSchedule {
   DeviceBuffer counters;     // int32, long_rows * tiles, zero between multiplies
   DeviceBuffer fill_row;     // int64, fill_rows
   size_t workspace_bytes = 0;  // partial sums of rows of 2+ chunks
+  std::string note;            // the column tiles' width and why, where it was weighed (else empty)
   size_t device_bytes() const {
     return medium_unit.size() + long_unit.size() + chunk_ptr.size() + partial_ptr.size() + counters.size() +
            fill_row.size();

@@ -34,7 +34,9 @@ void row_spmm(const CoreRows& a, CorePrecision precision, RowSchedule& schedule,
               void* workspace, cudaStream_t stream) {
   require(core_supports_output(precision, args.c_type), SPARSETC_STATUS_NOT_SUPPORTED,
           "CUDA-core SpMM: C of value type ", args.c_type, " is not written by this precision");
-  require(args.n == 0 || schedule.tiling.tiles == core_column_tiling(precision, args.n, schedule.tiling.vec).tiles,
+  require(args.n == 0 || schedule.tiling.tiles == core_column_tiling(precision, args.n, schedule.tiling.vec,
+                                                                     1 << schedule.tiling.lanes_n_log)
+                                                     .tiles,
           SPARSETC_STATUS_INVALID_VALUE, "CUDA-core SpMM: the schedule was made for another N");
   check_dense(args, a.cols, a.rows, "CUDA-core SpMM");
   switch (precision) {

@@ -4,12 +4,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/error.hpp"
 #include "gpu/convert/convert_common.cuh"
 #include "gpu/device_properties.hpp"
 #include "gpu/spmm/cuda_core/cuda_core_spmm.hpp"
+#include "gpu/spmm/cuda_core/reuse_gaps.hpp"
 #include "gpu/spmm/cuda_core/row_shape.hpp"
 
 namespace sparsetc::detail {
@@ -22,6 +24,19 @@ constexpr int64_t kMaxStepsPerRowWarp = 64;  // most steps a row may take in a w
 constexpr int64_t kUnrollEntries = cudacore::kUnroll;  // entries a lane takes per step
 constexpr int64_t kCtaWarps = cudacore::kRowWarps;     // warps of a long row's CTA
 constexpr int64_t kWarpsPerSm = 32;  // the scale warp_limit was fitted with (H200: 132 SMs of 32 warps)
+
+// Narrow column tiles (row_tile_lanes): where a tile's rows of B outgrow the share of L2 it can
+// count on (half: the H100's and H200's L2 is two partitions) and rows are short (the kernel then
+// visits the entries about in stored order), tiles whose rows of B take kNarrowRowBytes, when the
+// share of entries reusing a row of B within that cache (ReuseGaps) rises by kNarrowMinGain. H200
+// (docs/performance.md, "Narrow column tiles"): 128-byte rows were the fastest width on uniform
+// 200k x 16 in f16 and f32 (64-byte ones lost), 1.29x (f16) and 1.67x (f32) at N = 512, the share
+// up by 0.39 and 0.49; on R-MAT 2^18 (up by 0.15-0.26: its hub columns hit already) narrower tiles
+// were 1.1-1.4x slower.
+constexpr int64_t kNarrowRowBytes = 128;
+constexpr double kNarrowMaxMeanRow = 32;
+constexpr double kNarrowL2Share = 0.5;
+constexpr double kNarrowMinGain = 0.33;
 
 int log2_of(int64_t power_of_two) {
   int log = 0;
@@ -121,12 +136,12 @@ bool core_supports_output(CorePrecision precision, sparsetc_value_type_t c_type)
   }
 }
 
-CoreColumnTiling core_column_tiling(CorePrecision precision, int64_t n, int vec) {
+CoreColumnTiling core_column_tiling(CorePrecision precision, int64_t n, int vec, int max_lanes) {
   CoreColumnTiling t;
   t.vec = vec > 0 ? vec : int(16 / core_value_bytes(precision));
   const int64_t vectors = (n + t.vec - 1) / t.vec;
   int64_t lanes = 1;
-  while (lanes < 32 && lanes < vectors) lanes *= 2;
+  while (lanes < std::min(max_lanes, 32) && lanes < vectors) lanes *= 2;
   t.lanes_n_log = log2_of(lanes);
   t.tile_width = lanes * t.vec;
   t.tiles = (n + t.tile_width - 1) / t.tile_width;
@@ -164,10 +179,41 @@ int row_lane_columns(CorePrecision precision, int64_t n, int requested) {
   return n >= 32 ? 8 : 4;
 }
 
+namespace {
+
+// The lanes of a column tile by default: all N needs, or fewer (see kNarrowRowBytes); note says
+// what was weighed, where anything was.
+int row_tile_lanes(const CoreRows& a, CorePrecision precision, int64_t n, int vec, const GpuContext& context,
+                   std::string& note) {
+  const CoreColumnTiling full = core_column_tiling(precision, n, vec);
+  const int full_lanes = 1 << full.lanes_n_log;
+  const int64_t lane_bytes = int64_t(vec) * int64_t(core_value_bytes(precision));
+  const int narrow = int(std::max<int64_t>(1, kNarrowRowBytes / lane_bytes));
+  if (narrow >= full_lanes || a.units == 0 || double(a.nnz) > kNarrowMaxMeanRow * double(a.units)) return full_lanes;
+  const double cache = double(current_device_l2_bytes()) * kNarrowL2Share;
+  const double full_row_bytes = double(full.tile_width * int64_t(core_value_bytes(precision)));
+  if (double(a.cols) * full_row_bytes <= cache) return full_lanes;
+  const ReuseGaps gaps = column_reuse_gaps(a.col_idx, a.nnz, a.cols, context);
+  const double hit_full = gaps.reused_within(cache / full_row_bytes);
+  const double hit_narrow = gaps.reused_within(cache / double(int64_t(narrow) * lane_bytes));
+  const bool take = hit_narrow - hit_full >= kNarrowMinGain;
+  note = str("column tiles of ", take ? int64_t(narrow) * vec : full.tile_width, " columns (entries reusing B's row within ",
+             int64_t(cache) >> 20, " MB of L2: ", hit_full, " at ", full.tile_width, " columns, ", hit_narrow, " at ",
+             int64_t(narrow) * vec, ")");
+  return take ? narrow : full_lanes;
+}
+
+}  // namespace
+
 RowSchedule make_row_schedule(const CoreRows& a, CorePrecision precision, int64_t n, const int64_t* csr_row_ptr,
                               const GpuContext& context, const RowScheduleOptions& options) {
   RowSchedule s;
-  s.tiling = core_column_tiling(precision, n, row_lane_columns(precision, n, options.lane_columns));
+  require(options.tile_lanes >= 0 && options.tile_lanes <= 32 && (options.tile_lanes & (options.tile_lanes - 1)) == 0,
+          SPARSETC_STATUS_INVALID_VALUE, "CUDA-core SpMM: ", options.tile_lanes,
+          " lanes per column tile (a power of two up to 32, or 0 to choose)");
+  const int vec = row_lane_columns(precision, n, options.lane_columns);
+  const int tile_lanes = options.tile_lanes > 0 ? options.tile_lanes : row_tile_lanes(a, precision, n, vec, context, s.note);
+  s.tiling = core_column_tiling(precision, n, vec, tile_lanes);
   const double mean = a.units > 0 ? double(a.nnz) / double(a.units) : 0.0;
   const RowRule rule = row_rule(precision, n);
   const bool groups = options.short_rows == 0 || (options.short_rows < 0 && mean >= rule.group_from_mean);
