@@ -30,7 +30,7 @@ constexpr int64_t kWarpsPerSm = 32;  // the scale warp_limit was fitted with (H2
 // visits the entries about in stored order), tiles whose rows of B take kNarrowRowBytes, when the
 // share of entries reusing a row of B within that cache (ReuseGaps) rises by kNarrowMinGain. H200
 // (docs/performance.md, "Narrow column tiles"): 128-byte rows were the fastest width on uniform
-// 200k x 16 in f16 and f32 (64-byte ones lost), 1.29x (f16) and 1.67x (f32) at N = 512, the share
+// 200k x 16 in f16 and f32 (64-byte ones lost), 1.29x (f16) and 1.68x (f32) at N = 512, the share
 // up by 0.39 and 0.49; on R-MAT 2^18 (up by 0.15-0.26: its hub columns hit already) narrower tiles
 // were 1.1-1.4x slower.
 constexpr int64_t kNarrowRowBytes = 128;
