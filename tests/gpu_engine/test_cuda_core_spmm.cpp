@@ -322,7 +322,7 @@ TEST(CudaCoreSpmm, ShortRowModes) {
 // f32, f16 and bf16 through row_spmm with each instantiation of the C-stationary kernel (4 and 8
 // columns per lane): streams and groups, row- and column-major B, odd leading dimensions and
 // offsets (the vector paths off), half and f32 C, rows from empty to 2000 entries (streams, warps,
-// CTA chunks), N not a multiple of 4 or 8 and over one tile.
+// CTA chunks), N not a multiple of 4 or 8 and over one tile, column tiles capped at 4 and 2 lanes.
 TEST(CudaCoreSpmm, LaneColumnSchedules) {
   SKIP_WITHOUT_DEVICE();
   GpuHandle g;
@@ -332,12 +332,11 @@ TEST(CudaCoreSpmm, LaneColumnSchedules) {
   sd::DeviceBuffer row_ptr(a.row_ptr.size() * 8, g.gpu()), col_idx(std::max<size_t>(cols.size(), 1) * 4, g.gpu());
   sd::copy_host_to_device(row_ptr.data(), a.row_ptr.data(), a.row_ptr.size() * 8, g.stream);
   sd::copy_host_to_device(col_idx.data(), cols.data(), cols.size() * 4, g.stream);
-  std::vector<sd::RowScheduleOptions> modes(3);
+  std::vector<sd::RowScheduleOptions> modes(5);  // modes[2]: the defaults
   modes[0].short_rows = 1;  // streams of 3 rows
   modes[0].rows_per_stream = 3;
   modes[1].short_rows = 0;  // groups of 8 k-slices (as many as fit)
   modes[1].lanes_k_log = 3;
-  modes.resize(5);
   modes[3].tile_lanes = 4;  // column tiles of 4 lanes: up to 17 tiles at N = 260
   modes[4].short_rows = 1;  // streams over tiles of 2 lanes
   modes[4].tile_lanes = 2;
