@@ -91,8 +91,8 @@ class CudaCoreSpmm final : public SpmmExecutor {
 
   size_t workspace_size() const override { return row_schedule_.workspace_bytes; }
   std::string note() const override {
-    if (row_schedule_.note.empty()) return order_note_;
-    return order_note_.empty() ? row_schedule_.note : order_note_ + "; " + row_schedule_.note;
+    if (tile_note_.empty()) return order_note_;
+    return order_note_.empty() ? tile_note_ : order_note_ + "; " + tile_note_;
   }
 
   void execute(double alpha, const sparsetc_dense_s& B, double beta, const sparsetc_dense_s& C, void* workspace,
@@ -191,7 +191,7 @@ class CudaCoreSpmm final : public SpmmExecutor {
       rows_ = CoreRows{csr.rows, csr.cols, d.nonempty_rows, nnz, row_idx_.as<const int64_t>(),
                        row_ptr_.as<const int64_t>(), col_idx_.as<const int32_t>(), values_.data()};
       // The CSR's offsets list the empty rows, which the DCSR kernel writes with beta * C.
-      row_schedule_ = make_row_schedule(rows_, precision_, n, csr.row_ptr.template as<const int64_t>(), context);
+      schedule_rows(n, csr.row_ptr.template as<const int64_t>(), context);
       return;
     }
     if (alg_ == SPARSETC_SPMM_ALG_CSR) csr = in_visiting_order(std::move(csr), n, context);
@@ -202,7 +202,17 @@ class CudaCoreSpmm final : public SpmmExecutor {
     // no empty row is left for the fill).
     rows_ = CoreRows{csr.rows, csr.cols, csr.rows, nnz, order_.size() == 0 ? nullptr : order_.as<const int64_t>(),
                      row_ptr_.as<const int64_t>(), col_idx_.as<const int32_t>(), values_.data()};
-    row_schedule_ = make_row_schedule(rows_, precision_, n, nullptr, context);
+    schedule_rows(n, nullptr, context);
+  }
+
+  // The row schedule of rows_. The column tiles' width depends on A's pattern only: weighed once
+  // per plan (a sort of the entries), then kept when new values rebuild the operand.
+  void schedule_rows(int64_t n, const int64_t* csr_row_ptr, const GpuContext& context) {
+    row_schedule_ = make_row_schedule(rows_, precision_, n, csr_row_ptr, context, row_options_);
+    if (row_options_.tile_lanes == 0) {
+      row_options_.tile_lanes = 1 << row_schedule_.tiling.lanes_n_log;
+      tile_note_ = row_schedule_.note;
+    }
   }
 
   // A's rows gathered into the order the kernel visits them (choose_spmm_row_order, decided once per
@@ -258,6 +268,8 @@ class CudaCoreSpmm final : public SpmmExecutor {
   bool order_decided_ = false;
   DeviceBuffer order_;
   std::string order_note_;
+  RowScheduleOptions row_options_;  // tile_lanes fixed by the first schedule
+  std::string tile_note_;           // why, where the width was weighed
   CoreRows rows_;
   RowSchedule row_schedule_;
   CoreTiled tiled_;
