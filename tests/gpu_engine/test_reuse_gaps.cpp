@@ -1,8 +1,9 @@
 // The column reuse gaps on the device (column_reuse_gaps) against a count on the host, and the
 // C-stationary kernel's column tiles chosen from them (make_row_schedule): narrow where B outgrows
 // L2 and its rows are reused far apart (uniform random columns), full where a few columns take
-// most entries (R-MAT) or neighbouring rows share columns (a stencil); and a multiply with the
-// narrow tiles checked against the float64 reference on sampled rows.
+// most entries (R-MAT) or neighbouring rows share columns (a stencil), and full where the gaps' device
+// memory is refused; and a multiply with the narrow tiles checked against the float64 reference on
+// sampled rows.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -15,7 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "gen/generators.hpp"
+#include "gpu/gpu_context.hpp"
 #include "gpu/spmm/cuda_core/cuda_core_spmm.hpp"
 #include "gpu/spmm/cuda_core/reuse_gaps.hpp"
 #include "test_cuda_core_spmm_support.hpp"
@@ -146,6 +149,61 @@ TEST(CudaCoreSpmm, NarrowColumnTilesWhereBOutgrowsL2) {
     o.tile_lanes = bad;
     EXPECT_THROW(sd::make_row_schedule(d.rows, sd::CorePrecision::f32, 64, nullptr, g.gpu(), o), sd::Error) << bad;
   }
+}
+
+// Device memory that refuses allocations from `limit` bytes on (the others from cudaMallocAsync),
+// counting what is live.
+class RefusingAllocator final : public sd::DeviceAllocator {
+ public:
+  explicit RefusingAllocator(size_t limit) : limit_(limit) {}
+  void* allocate(size_t bytes, cudaStream_t stream) override {
+    if (bytes >= limit_) {
+      ++refused;
+      throw sd::Error(SPARSETC_STATUS_ALLOC_FAILED, "refused " + std::to_string(bytes) + " bytes");
+    }
+    void* p = nullptr;
+    if (cudaMallocAsync(&p, bytes, stream) != cudaSuccess) throw sd::Error(SPARSETC_STATUS_ALLOC_FAILED, "cudaMallocAsync");
+    live += bytes;
+    return p;
+  }
+  void deallocate(void* p, size_t bytes, cudaStream_t stream) noexcept override {
+    cudaFreeAsync(p, stream);
+    live -= bytes;
+  }
+  int refused = 0;
+  size_t live = 0;
+
+ private:
+  size_t limit_;
+};
+
+// Without the device memory the reuse gaps take (about 24 bytes an entry), the schedule keeps full
+// tiles and says why, instead of failing the plan; nothing is left allocated.
+TEST(CudaCoreSpmm, ColumnTilesStayFullWithoutMemoryForTheGaps) {
+  SKIP_WITHOUT_DEVICE();
+  GpuHandle g;
+  int device = 0, l2 = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), cudaSuccess);
+  const sd::CsrMatrix<double> a = sd::generate("uniform:120000:16", sparsetc_test::fresh_seed());
+  if (double(a.cols) * 512.0 <= 0.5 * double(l2)) GTEST_SKIP() << "B fits this device's L2: the gaps are not sought";
+  const DevicePattern d = upload_pattern(g, a);
+  RefusingAllocator refusing(size_t(4) << 20);  // the gaps' buffers are 7.7 MB; the schedule's own under 1 MB
+  sd::GpuContext context = g.gpu();
+  context.allocator = &refusing;
+  {
+    const sd::RowSchedule s = sd::make_row_schedule(d.rows, sd::CorePrecision::f16, 512, nullptr, context);
+    EXPECT_GT(refusing.refused, 0);
+    EXPECT_EQ(s.tiling.lanes_n_log, 5);
+    EXPECT_NE(s.note.find("not weighed"), std::string::npos) << s.note;
+    EXPECT_NE(s.note.find("refused"), std::string::npos) << s.note;
+  }
+  ASSERT_EQ(cudaStreamSynchronize(g.stream), cudaSuccess);
+  EXPECT_EQ(refusing.live, 0u);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  // With the memory, the same pattern gets the rule's tiles.
+  EXPECT_EQ(1 << sd::make_row_schedule(d.rows, sd::CorePrecision::f16, 512, nullptr, g.gpu()).tiling.lanes_n_log,
+            expected_lanes(a));
 }
 
 // The narrow tiles' multiply (f16, C f32, N = 512: 8 tiles of 64 columns, B 123 MB), every element

@@ -193,7 +193,16 @@ int row_tile_lanes(const CoreRows& a, CorePrecision precision, int64_t n, int ve
   const double cache = double(current_device_l2_bytes()) * kNarrowL2Share;
   const double full_row_bytes = double(full.tile_width * int64_t(core_value_bytes(precision)));
   if (double(a.cols) * full_row_bytes <= cache) return full_lanes;
-  const ReuseGaps gaps = column_reuse_gaps(a.col_idx, a.nnz, a.cols, context);
+  // The gaps take about 24 bytes of device memory an entry (up to 2^24 entries): where that is not
+  // to be had, the plan keeps full tiles rather than fail over a choice of speed.
+  ReuseGaps gaps;
+  try {
+    gaps = column_reuse_gaps(a.col_idx, a.nnz, a.cols, context);
+  } catch (const Error& e) {
+    if (e.status() != SPARSETC_STATUS_ALLOC_FAILED) throw;
+    note = str("column tiles of ", full.tile_width, " columns (their width not weighed: ", e.what(), ")");
+    return full_lanes;
+  }
   const double hit_full = gaps.reused_within(cache / full_row_bytes);
   const double hit_narrow = gaps.reused_within(cache / double(int64_t(narrow) * lane_bytes));
   const bool take = hit_narrow - hit_full >= kNarrowMinGain;
