@@ -92,13 +92,18 @@ TEST(ColumnReuseGaps, MatchTheHostCount) {
   EXPECT_EQ(g1.bins[0], 0);
 }
 
-// make_row_schedule's default tiles for f16 at N = 512 (tiles of 32 lanes, 512-byte rows of B),
-// against the rule worked out here from the host's gaps and the device's L2.
-int expected_lanes(const sd::CsrMatrix<double>& a) {
+// Bytes of L2 of the current device.
+double device_l2_bytes() {
   int device = 0, l2 = 0;
   EXPECT_EQ(cudaGetDevice(&device), cudaSuccess);
   EXPECT_EQ(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), cudaSuccess);
-  const double cache = 0.5 * double(l2);
+  return double(l2);
+}
+
+// make_row_schedule's default tiles for f16 at N = 512 (tiles of 32 lanes, 512-byte rows of B),
+// against the rule worked out here from the host's gaps and the device's L2.
+int expected_lanes(const sd::CsrMatrix<double>& a) {
+  const double cache = 0.5 * device_l2_bytes();
   if (double(a.cols) * 512.0 <= cache || double(a.nnz()) > 32.0 * double(a.rows)) return 32;
   const sd::ReuseGaps gaps = host_gaps(a.col_idx, a.cols);
   return gaps.reused_within(cache / 128.0) - gaps.reused_within(cache / 512.0) >= 0.33 ? 8 : 32;
@@ -107,9 +112,7 @@ int expected_lanes(const sd::CsrMatrix<double>& a) {
 TEST(CudaCoreSpmm, NarrowColumnTilesWhereBOutgrowsL2) {
   SKIP_WITHOUT_DEVICE();
   GpuHandle g;
-  int device = 0, l2 = 0;
-  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
-  ASSERT_EQ(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), cudaSuccess);
+  const double l2 = device_l2_bytes();
   const uint64_t seed = sparsetc_test::fresh_seed();
   struct Input {
     const char* spec;
@@ -126,11 +129,11 @@ TEST(CudaCoreSpmm, NarrowColumnTilesWhereBOutgrowsL2) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     const int lanes = 1 << s.tiling.lanes_n_log;
     EXPECT_EQ(lanes, expected_lanes(a)) << in.spec << ": " << s.note;
-    if (l2 <= (64 << 20)) {
+    if (l2 <= double(64 << 20)) {
       EXPECT_EQ(lanes, in.lanes_at_most_64mb_l2) << in.spec << ": " << s.note;
     }
     EXPECT_EQ(s.tiling.tiles, 512 / (lanes * 8));
-    EXPECT_EQ(s.note.empty(), double(a.cols) * 512.0 <= 0.5 * double(l2)) << in.spec << ": " << s.note;
+    EXPECT_EQ(s.note.empty(), double(a.cols) * 512.0 <= 0.5 * l2) << in.spec << ": " << s.note;
     // Asked for: the cap, whatever the rule says; and what weighing the rule cost at plan time.
     sd::RowScheduleOptions full;
     full.tile_lanes = 32;
@@ -182,11 +185,9 @@ class RefusingAllocator final : public sd::DeviceAllocator {
 TEST(CudaCoreSpmm, ColumnTilesStayFullWithoutMemoryForTheGaps) {
   SKIP_WITHOUT_DEVICE();
   GpuHandle g;
-  int device = 0, l2 = 0;
-  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
-  ASSERT_EQ(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), cudaSuccess);
+  const double l2 = device_l2_bytes();
   const sd::CsrMatrix<double> a = sd::generate("uniform:120000:16", sparsetc_test::fresh_seed());
-  if (double(a.cols) * 512.0 <= 0.5 * double(l2)) GTEST_SKIP() << "B fits this device's L2: the gaps are not sought";
+  if (double(a.cols) * 512.0 <= 0.5 * l2) GTEST_SKIP() << "B fits this device's L2: the gaps are not sought";
   const DevicePattern d = upload_pattern(g, a);
   RefusingAllocator refusing(size_t(4) << 20);  // the gaps' buffers are 7.7 MB; the schedule's own under 1 MB
   sd::GpuContext context = g.gpu();
