@@ -171,7 +171,9 @@ typedef int32_t sparsetc_spmm_alg_t;
 enum sparsetc_spmm_alg_e {
   SPARSETC_SPMM_ALG_AUTO = 0,       /* the library chooses; the plan reports what and why */
   SPARSETC_SPMM_ALG_CPU = 1,        /* host engine (CPU backend or host operands) */
-  SPARSETC_SPMM_ALG_CUSPARSE = 2,   /* the vendor library, for comparison and as a fallback */
+  SPARSETC_SPMM_ALG_CUSPARSE = 2,   /* the vendor library, for comparison and as a fallback, in its own precision
+                                       (its default algorithm sums in C's type when C is f16/bf16); a COO A must
+                                       be in row order (NOT_SUPPORTED otherwise) */
   SPARSETC_SPMM_ALG_BCSR_TC = 3,    /* BCSR on tensor cores (mma.sync), 1-SA reordering when it pays */
   SPARSETC_SPMM_ALG_CSR = 4,        /* CSR on CUDA cores: groups of lanes per row, warps or CTAs for long rows */
   SPARSETC_SPMM_ALG_DCSR = 5,       /* the same over the non-empty rows only (doubly compressed rows) */

@@ -85,14 +85,17 @@ class CudaCoreSpmm final : public SpmmExecutor {
     require(problem.A->row_permutation.empty(), SPARSETC_STATUS_NOT_SUPPORTED, alg_name(alg),
             " SpMM does not multiply a row-reordered matrix");
     precision_ = choose_precision(problem, alg);
+    plan_copies();
     handle.activate();
     build();
   }
 
-  size_t workspace_size() const override { return row_schedule_.workspace_bytes; }
+  size_t workspace_size() const override { return schedule_bytes() + round_up_256(b_copy_bytes_) + c_copy_bytes_; }
   std::string note() const override {
-    if (tile_note_.empty()) return order_note_;
-    return order_note_.empty() ? tile_note_ : order_note_ + "; " + tile_note_;
+    std::string note = order_note_;
+    for (const std::string* part : {&tile_note_, &copies_note_})
+      if (!part->empty()) note += (note.empty() ? "" : "; ") + *part;
+    return note;
   }
 
   void execute(double alpha, const sparsetc_dense_s& B, double beta, const sparsetc_dense_s& C, void* workspace,
@@ -118,16 +121,97 @@ class CudaCoreSpmm final : public SpmmExecutor {
       csc_tiled_spmm(csc_, precision_, csc_schedule_, args, handle_.stream);
       return;
     }
-    if (!workspace && row_schedule_.workspace_bytes) {
-      // Kept for the plan's next executions (from the handle's pool or allocator).
-      if (own_workspace_.size() < row_schedule_.workspace_bytes)
-        own_workspace_ = DeviceBuffer(row_schedule_.workspace_bytes, handle_.gpu());
-      workspace = own_workspace_.data();
+    bool copies = b_copy_bytes_ + c_copy_bytes_ > 0;
+    if (!workspace && workspace_size() > 0) workspace = own_workspace(&copies);
+    char* const b_copy = copies ? static_cast<char*>(workspace) + schedule_bytes() : nullptr;
+    char* const c_copy = copies ? b_copy + round_up_256(b_copy_bytes_) : nullptr;
+    if (copies && b_copy_bytes_) {
+      copy_b_row_major(B.values, B.ld, B.rows, B.cols, int(value_size(B.value_type)), b_copy, b_copy_ld_,
+                       handle_.stream);
+      args.B = b_copy;
+      args.b_order = SPARSETC_ORDER_ROW;
+      args.ldb = b_copy_ld_;
+    }
+    if (copies && c_copy_bytes_) {  // the kernel writes alpha * op(A) B in its sums' type, row-major
+      args.C = c_copy;
+      args.c_type = sums_type();
+      args.c_order = SPARSETC_ORDER_ROW;
+      args.ldc = c_copy_ld_;
+      args.beta = 0;
     }
     row_spmm(rows_, precision_, row_schedule_, args, workspace, handle_.stream);
+    if (copies && c_copy_bytes_)
+      add_c_column_major(c_copy, c_copy_ld_, precision_ == CorePrecision::f64, C.rows, C.cols, beta, C.values,
+                         C.value_type, C.ld, handle_.stream);
   }
 
  private:
+  // The row kernel's lanes read and write 16 bytes of a row at once; in column-major storage each
+  // element lies in a sector of its own. So from kBCopyFromN columns on, a column-major B is copied
+  // row-major into the workspace first, and from kCCopyFromN on, for a column-major C the kernel
+  // writes its sums row-major there, added into C by a transposing pass (rows padded to 16 bytes;
+  // one streaming pass over B or C per multiply). Measured on an H200 (22 real matrices, AUTO
+  // against cuSPARSE's best column-major variant, f32 / f16; docs/performance.md): the copy of B
+  // took N = 32 from 1.22x / 1.17x to 2.07x / 2.00x and N = 128 from 0.62x / 0.65x to 1.67x /
+  // 1.66x, and cost more than it saved at N = 8; the copy of C then took N = 128 to 2.04x / 2.09x
+  // and N = 512 from 1.22x / 1.32x to 2.26x / 2.53x, cost a fifth at N = 16 and 32, and at N = 64
+  // won on road networks and lost on most others (geomean 0.97x / 0.96x).
+  static constexpr int64_t kBCopyFromN = 16, kCCopyFromN = 128;
+  void plan_copies() {
+    if (b_stationary(alg_)) return;
+    const sparsetc_dense_s &b = problem_.B, &c = problem_.C;
+    std::string what;
+    if (b.order == SPARSETC_ORDER_COL && b.cols >= kBCopyFromN && b.rows > 0) {
+      const int64_t element = int64_t(value_size(b.value_type));
+      b_copy_ld_ = padded_to_16(b.cols, element);
+      b_copy_bytes_ = size_t(b.rows) * size_t(b_copy_ld_) * size_t(element);
+      what = "B copied row-major first";
+    }
+    if (c.order == SPARSETC_ORDER_COL && c.cols >= kCCopyFromN && c.rows > 0) {
+      const int64_t element = int64_t(value_size(sums_type()));
+      c_copy_ld_ = padded_to_16(c.cols, element);
+      c_copy_bytes_ = size_t(c.rows) * size_t(c_copy_ld_) * size_t(element);
+      what += str(what.empty() ? "" : ", ", "C written row-major, then added in");
+    }
+    if (!what.empty())
+      copies_note_ = str("column-major ", what, " (", b_copy_bytes_ + c_copy_bytes_, " bytes of workspace)");
+  }
+  static int64_t padded_to_16(int64_t columns, int64_t element) {
+    const int64_t per_16 = 16 / element;
+    return (columns + per_16 - 1) / per_16 * per_16;
+  }
+  static size_t round_up_256(size_t bytes) { return (bytes + 255) / 256 * 256; }
+  // The type of the kernel's sums (and of its row-major result for a column-major C).
+  sparsetc_value_type_t sums_type() const {
+    return precision_ == CorePrecision::f64 ? SPARSETC_VALUE_F64 : SPARSETC_VALUE_F32;
+  }
+
+  // The schedule's part of the workspace (the copies, where there are any, follow it).
+  size_t schedule_bytes() const { return round_up_256(row_schedule_.workspace_bytes); }
+
+  // The plan's own workspace when the caller passes none, kept for the next executions (from the
+  // handle's pool or allocator). Where memory for the copies is refused, the kernel reads and
+  // writes the column-major B and C as they are (*copies = false): the same sums in the same order,
+  // slower.
+  void* own_workspace(bool* copies) {
+    if (own_workspace_.size() >= workspace_size()) return own_workspace_.data();
+    if (*copies && !copies_refused_) {
+      try {
+        own_workspace_ = DeviceBuffer(workspace_size(), handle_.gpu());
+        return own_workspace_.data();
+      } catch (const Error& e) {
+        if (e.status() != SPARSETC_STATUS_ALLOC_FAILED) throw;
+        SPARSETC_LOG(warn, "SpMM: no memory for row-major copies of B and C (", e.what(),
+                     "): read and written column-major");
+        copies_refused_ = true;  // not asked again by this plan
+      }
+    }
+    *copies = false;
+    if (own_workspace_.size() < row_schedule_.workspace_bytes)
+      own_workspace_ = DeviceBuffer(row_schedule_.workspace_bytes, handle_.gpu());
+    return own_workspace_.data();
+  }
+
   // A as multiplied: op(A), canonical, in V.
   template <typename V>
   DeviceCsr<V> multiplied_a(const GpuContext& context) {
@@ -277,6 +361,12 @@ class CudaCoreSpmm final : public SpmmExecutor {
   CoreCsc csc_;
   CscTiledSchedule csc_schedule_;
   DeviceBuffer own_workspace_;
+  // The row-major copies of a column-major B and C (plan_copies): leading dimensions and bytes, 0
+  // without.
+  int64_t b_copy_ld_ = 0, c_copy_ld_ = 0;
+  size_t b_copy_bytes_ = 0, c_copy_bytes_ = 0;
+  bool copies_refused_ = false;  // the plan's own allocation for them failed once
+  std::string copies_note_;
 };
 
 }  // namespace

@@ -55,6 +55,7 @@ SpmmFeatures measure_features(sparsetc_handle_s& handle, const SpmmProblem& p) {
   f.n = p.B.cols;
   f.value_type = p.B.value_type;
   f.order = p.B.order;
+  f.cusparse_csr_refusal = cusparse_csr_algorithms_refusal(p);
   const RawSparse& a = p.A->layout;
   f.rows = p.op == SPARSETC_OP_NON_TRANSPOSE ? a.rows : a.cols;
   f.cols = p.op == SPARSETC_OP_NON_TRANSPOSE ? a.cols : a.rows;

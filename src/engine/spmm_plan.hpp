@@ -39,6 +39,10 @@ std::unique_ptr<SpmmExecutor> make_cusparse_spmm(sparsetc_handle_s& handle, cons
 // alignment or op(A) do not allow it).
 std::unique_ptr<SpmmExecutor> make_cusparse_spmm(sparsetc_handle_s& handle, const SpmmProblem& problem,
                                                 CusparseCsrAlgorithm algorithm);
+// Why cuSPARSE's CSR_ALG2/ALG3 cannot run the problem ("" when they can): they take a CSR A
+// multiplied as it is and row-major B and C with 16-byte aligned rows; elsewhere cuSPARSE runs its
+// default algorithm.
+std::string cusparse_csr_algorithms_refusal(const SpmmProblem& problem);
 // Internal variant of the tiled DCSR path: A kept as CSC and each CTA's tile built from it on the
 // fly (the DCSR paper's near-memory conversion in software). Reached through make_cuda_core_spmm
 // (tests, benchmarks), not a public algorithm.

@@ -122,6 +122,12 @@ SpmmChoice select_spmm(const SpmmFeatures& f) {
     c.path = c_stationary(f, c.reason);
     return c;
   }
+  if (!f.cusparse_csr_refusal.empty()) {
+    c.reason = str("rule 5 (cuSPARSE ", cusparse_algorithm_name(c.cusparse_algorithm),
+                   ") passed over: that algorithm does not run where ", f.cusparse_csr_refusal, where(f));
+    c.path = c_stationary(f, c.reason);
+    return c;
+  }
   c.path = SpmmPath::Cusparse;
   const bool skewed = f.row_length_max >= 0 && double(f.row_length_max) >= kAlg3SkewedRows[t];
   c.reason = str("rule 5 (cuSPARSE ", cusparse_algorithm_name(c.cusparse_algorithm), "): ",

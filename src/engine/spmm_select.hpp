@@ -37,6 +37,10 @@ struct SpmmFeatures {
   sparsetc_value_type_t value_type = SPARSETC_VALUE_F32;  // of B: f16/bf16 are one class, f32/f64 the other
   sparsetc_order_t order = SPARSETC_ORDER_ROW;            // of B and C (thresholds measured row-major)
   double tensor_core_fill = -1;  // block fill on the tensor cores after 1-SA, when their plan measured it
+  // Why cuSPARSE's CSR_ALG2/ALG3 cannot run the problem ("" when they can: a CSR A multiplied as it
+  // is, row-major B and C with aligned rows). Rule 5 was measured with them; elsewhere cuSPARSE
+  // runs its default algorithm, which with a half-precision C sums in C's precision.
+  std::string cusparse_csr_refusal;
 };
 
 struct SpmmChoice {

@@ -10,6 +10,7 @@
 #include "engine/spmm_plan.hpp"
 #include "engine/spmm_select.hpp"
 #include "gpu/cuda_check.hpp"
+#include "gpu/convert/gpu_convert.hpp"
 #include "gpu/cusparse_context.hpp"
 #include "gpu/cusparse_types.hpp"
 
@@ -63,14 +64,24 @@ struct Descriptors {
 bool rows_aligned(const sparsetc_dense_s& d) { return (d.ld * int64_t(value_size(d.value_type))) % 16 == 0; }
 bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
+}  // namespace
+
+std::string cusparse_csr_algorithms_refusal(const SpmmProblem& p) {
+  if (p.A->layout.format != SPARSETC_FORMAT_CSR) return "A is not CSR";
+  if (p.op != SPARSETC_OP_NON_TRANSPOSE) return "op(A) = A^T";
+  if (p.B.order != SPARSETC_ORDER_ROW || p.C.order != SPARSETC_ORDER_ROW) return "B or C is column-major";
+  if (!rows_aligned(p.B) || !rows_aligned(p.C)) return "the rows of B or C are not 16-byte aligned";
+  return "";
+}
+
+namespace {
+
 // The algorithm: the selector's (engine/spmm_select.hpp: CSR_ALG3 or CSR_ALG2 by N, type and the
 // longest row; cuSPARSE's default is 2-10x slower than its best CSR variant on row-major operands)
-// for op(A) = A and 16-byte aligned rows; anything else, and what cuSPARSE refuses, runs the default.
+// where cusparse_csr_algorithms_refusal finds nothing; anything else, and what cuSPARSE refuses,
+// runs the default.
 cusparseSpMMAlg_t preferred_algorithm(const SpmmProblem& p, CusparseCsrAlgorithm chosen) {
-  if (p.A->layout.format != SPARSETC_FORMAT_CSR || p.op != SPARSETC_OP_NON_TRANSPOSE ||
-      p.B.order != SPARSETC_ORDER_ROW || p.C.order != SPARSETC_ORDER_ROW || !rows_aligned(p.B) ||
-      !rows_aligned(p.C))
-    return CUSPARSE_SPMM_ALG_DEFAULT;
+  if (!cusparse_csr_algorithms_refusal(p).empty()) return CUSPARSE_SPMM_ALG_DEFAULT;
   switch (chosen) {
     case CusparseCsrAlgorithm::Alg1: return CUSPARSE_SPMM_CSR_ALG1;
     case CusparseCsrAlgorithm::Alg2: return CUSPARSE_SPMM_CSR_ALG2;
@@ -86,6 +97,15 @@ class CusparseSpmm final : public SpmmExecutor {
   CusparseSpmm(sparsetc_handle_s& handle, const SpmmProblem& problem, CusparseCsrAlgorithm chosen)
       : handle_(handle), problem_(problem) {
     compute_ = problem.compute == SPARSETC_COMPUTE_64F ? CUDA_R_64F : CUDA_R_32F;  // tf32: cuSPARSE runs fp32
+    if (problem.A->layout.format == SPARSETC_FORMAT_COO) {
+      // cuSPARSE reads a COO as if its entries were in row order (measured: other orders give wrong
+      // sums, silently); this library's COO may come in any order.
+      handle.activate();
+      const int64_t entry = gpu_coo_first_unsorted_row(problem.A->layout, handle.gpu());
+      require(entry < 0, SPARSETC_STATUS_NOT_SUPPORTED,
+              "cuSPARSE multiplies a COO matrix only with its entries in row order, and entry ", entry,
+              " lies in a row above the entry before it (SPARSETC_SPMM_ALG_AUTO and _CSR take any order)");
+    }
     // The buffer size depends on shapes and types only; a placeholder pointer stands in for B and C
     // until the first execution.
     placeholder_ = DeviceBuffer(256, handle.gpu());

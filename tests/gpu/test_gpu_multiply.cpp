@@ -1,6 +1,9 @@
 // SpMM and SpGEMM on the GPU backend through the C API, against the naive float64 reference.
 #include <cmath>
 #include <limits>
+#include <random>
+#include <string>
+#include <vector>
 
 #include "gpu_support.hpp"
 #include "test_support.hpp"
@@ -120,6 +123,132 @@ INSTANTIATE_TEST_SUITE_P(
                       SpmmCase{1, 1, 1, SPARSETC_ORDER_ROW, SPARSETC_VALUE_F64, 1.0, 0.0},
                       SpmmCase{513, 64, 128, SPARSETC_ORDER_ROW, SPARSETC_VALUE_F32, 1.0, -2.0}),
     name);
+
+// cuSPARSE reads a COO as if its entries were in row order (other orders gave wrong sums,
+// silently): asked for by name it refuses such a matrix with a message, takes one in row order,
+// and AUTO multiplies either.
+TEST_F(GpuTest, CusparseRefusesACooOutOfRowOrderAndAutoMultipliesIt) {
+  // A = [[1 0 2], [0 3 0], [4 0 5]] as COO, rows descending in the shuffled copy.
+  const std::vector<int32_t> rows{2, 2, 1, 0, 0}, cols{2, 0, 1, 2, 0};
+  const std::vector<int32_t> sorted_rows{0, 0, 1, 2, 2}, sorted_cols{0, 2, 1, 0, 2};
+  const std::vector<double> vals{5, 4, 3, 2, 1}, sorted_vals{1, 2, 3, 4, 5};
+  const std::vector<double> b{1, 10, 2, 20, 3, 30};  // 3 x 2, row-major
+  const std::vector<double> want{7, 70, 6, 60, 19, 190};
+  DeviceArray<int32_t> r(rows), c(cols), sr(sorted_rows), sc(sorted_cols);
+  DeviceArray<double> v(vals), sv(sorted_vals), bd(b), cd(std::vector<double>(6, 0.0));
+  sparsetc_matrix_t shuffled = nullptr, in_order = nullptr;
+  ASSERT_OK(gpu_, sparsetc_matrix_create_coo(gpu_, &shuffled, 3, 3, 5, r.get(), c.get(), v.get(), SPARSETC_INDEX_32,
+                                             SPARSETC_BASE_ZERO, SPARSETC_VALUE_F64, SPARSETC_MEMORY_DEVICE,
+                                             SPARSETC_BORROW));
+  ASSERT_OK(gpu_, sparsetc_matrix_create_coo(gpu_, &in_order, 3, 3, 5, sr.get(), sc.get(), sv.get(),
+                                             SPARSETC_INDEX_32, SPARSETC_BASE_ZERO, SPARSETC_VALUE_F64,
+                                             SPARSETC_MEMORY_DEVICE, SPARSETC_BORROW));
+  sparsetc_dense_t B = nullptr, C = nullptr;
+  ASSERT_OK(gpu_, sparsetc_dense_create(gpu_, &B, 3, 2, 2, bd.get(), SPARSETC_VALUE_F64, SPARSETC_ORDER_ROW,
+                                        SPARSETC_MEMORY_DEVICE));
+  ASSERT_OK(gpu_, sparsetc_dense_create(gpu_, &C, 3, 2, 2, cd.get(), SPARSETC_VALUE_F64, SPARSETC_ORDER_ROW,
+                                        SPARSETC_MEMORY_DEVICE));
+  EXPECT_EQ(sparsetc_spmm(gpu_, SPARSETC_OP_NON_TRANSPOSE, 1.0, shuffled, B, 0.0, C, SPARSETC_COMPUTE_DEFAULT,
+                          SPARSETC_SPMM_ALG_CUSPARSE),
+            SPARSETC_STATUS_NOT_SUPPORTED);
+  EXPECT_NE(last_error(gpu_).find("entry 2 lies in a row above"), std::string::npos) << last_error(gpu_);
+  for (auto [A, alg] : {std::pair{in_order, SPARSETC_SPMM_ALG_CUSPARSE}, std::pair{shuffled, SPARSETC_SPMM_ALG_AUTO},
+                        std::pair{in_order, SPARSETC_SPMM_ALG_AUTO}}) {
+    ASSERT_EQ(cudaMemset(cd.get(), 0, 6 * sizeof(double)), cudaSuccess);
+    ASSERT_OK(gpu_, sparsetc_spmm(gpu_, SPARSETC_OP_NON_TRANSPOSE, 1.0, A, B, 0.0, C, SPARSETC_COMPUTE_DEFAULT, alg));
+    ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
+    EXPECT_EQ(cd.download(), want) << "algorithm " << alg << (A == shuffled ? ", shuffled COO" : ", COO in row order");
+  }
+  sparsetc_dense_destroy(B);
+  sparsetc_dense_destroy(C);
+  sparsetc_matrix_destroy(shuffled);
+  sparsetc_matrix_destroy(in_order);
+}
+
+// A column-major B reaches the CSR/DCSR kernels as a row-major copy in the plan's workspace, and
+// their result reaches a column-major C through a row-major one (the reason says so and the
+// workspace counts both). Where the plan's own allocation for them is refused, the kernel reads B
+// and writes C as they are: the same sums in the same order, so with beta = 0 the same bits.
+TEST_F(GpuTest, ColumnMajorOperandsAreCopiedRowMajorAndUsedAsTheyAreWithoutMemory) {
+  const int64_t m = 3000, k = 2000, n = 128;
+  const Triplets t = random_triplets(m, k, 0.004, fresh_seed());
+  const auto a = to_csr<int32_t, int32_t>(t);
+  std::vector<double> b_rows(size_t(k * n)), b_cols(size_t(k * n));
+  std::mt19937_64 rng(fresh_seed());
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int64_t i = 0; i < k; ++i)
+    for (int64_t j = 0; j < n; ++j) b_cols[size_t(i + j * k)] = b_rows[size_t(i * n + j)] = u(rng);
+  const std::vector<double> want = reference_spmm(t, b_rows, n, 1.0, 0.0, {});
+  const std::vector<float> vals(a.val.begin(), a.val.end()), b(b_cols.begin(), b_cols.end());
+  DeviceArray<int32_t> rp(a.row_ptr), ci(a.col);
+  DeviceArray<float> av(vals), bd(b), cd(std::vector<float>(size_t(m * n), 0.0f));
+  const size_t copy_bytes = size_t(k * n) * sizeof(float);
+
+  // Refuses allocations as large as the copy of B (everything else of this multiply is smaller).
+  sparsetc_allocator_t refusing{sizeof(sparsetc_allocator_t), const_cast<size_t*>(&copy_bytes),
+                                [](void* limit, void** ptr, size_t bytes, void* stream) -> int32_t {
+                                  if (bytes >= *static_cast<size_t*>(limit)) return 1;
+                                  return cudaMallocAsync(ptr, bytes, static_cast<cudaStream_t>(stream)) == cudaSuccess
+                                             ? 0
+                                             : 1;
+                                },
+                                [](void*, void* ptr, size_t, void* stream) {
+                                  cudaFreeAsync(ptr, static_cast<cudaStream_t>(stream));
+                                }};
+  sparsetc_handle_t starved = nullptr;
+  ASSERT_EQ(sparsetc_create_with_backend(&starved, SPARSETC_BACKEND_GPU, 0), SPARSETC_STATUS_SUCCESS);
+  ASSERT_OK(starved, sparsetc_set_stream(starved, stream_));
+  ASSERT_OK(starved, sparsetc_set_allocator(starved, &refusing));
+
+  std::vector<std::vector<float>> results;
+  for (sparsetc_spmm_alg_t alg : {SPARSETC_SPMM_ALG_CSR, SPARSETC_SPMM_ALG_DCSR}) {
+    for (sparsetc_handle_t h : {gpu_, starved}) {
+      SCOPED_TRACE(std::string("algorithm ") + std::to_string(alg) + (h == starved ? ", no memory for the copy" : ""));
+      sparsetc_matrix_t A = nullptr;
+      sparsetc_dense_t B = nullptr, C = nullptr;
+      ASSERT_OK(h, sparsetc_matrix_create_csr(h, &A, m, k, int64_t(a.col.size()), rp.get(), ci.get(), av.get(),
+                                              SPARSETC_INDEX_32, SPARSETC_INDEX_32, SPARSETC_BASE_ZERO,
+                                              SPARSETC_VALUE_F32, SPARSETC_MEMORY_DEVICE, SPARSETC_BORROW));
+      ASSERT_OK(h, sparsetc_dense_create(h, &B, k, n, k, bd.get(), SPARSETC_VALUE_F32, SPARSETC_ORDER_COL,
+                                         SPARSETC_MEMORY_DEVICE));
+      ASSERT_OK(h, sparsetc_dense_create(h, &C, m, n, m, cd.get(), SPARSETC_VALUE_F32, SPARSETC_ORDER_COL,
+                                         SPARSETC_MEMORY_DEVICE));
+      sparsetc_spmm_plan_t plan = nullptr;
+      ASSERT_OK(h, sparsetc_spmm_plan_create(h, &plan, SPARSETC_OP_NON_TRANSPOSE, A, B, C, SPARSETC_COMPUTE_DEFAULT,
+                                             alg));
+      char reason[1024] = {0};
+      sparsetc_spmm_alg_t ran = 0;
+      ASSERT_OK(h, sparsetc_spmm_plan_get_alg(plan, &ran, reason, sizeof reason));
+      EXPECT_NE(std::string(reason).find("column-major B copied row-major first, C written row-major, then added in"),
+                std::string::npos)
+          << reason;
+      size_t bytes = 0;
+      ASSERT_OK(h, sparsetc_spmm_workspace_size(plan, &bytes));
+      EXPECT_GE(bytes, copy_bytes + size_t(m * n) * sizeof(float));
+      ASSERT_EQ(cudaMemset(cd.get(), 0xFF, size_t(m * n) * sizeof(float)), cudaSuccess);
+      ASSERT_OK(h, sparsetc_spmm_execute(plan, 1.0, B, 0.0, C, nullptr, 0));
+      ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
+      std::vector<float> got = cd.download();
+      std::vector<double> row_major(size_t(m * n));
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) row_major[size_t(i * n + j)] = got[size_t(i + j * m)];
+      EXPECT_LT(relative_error(row_major, want), 1e-6);
+      results.push_back(got);
+      sparsetc_spmm_plan_destroy(plan);
+      sparsetc_dense_destroy(B);
+      sparsetc_dense_destroy(C);
+      sparsetc_matrix_destroy(A);
+    }
+  }
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_TRUE(results[0] == results[1]) << "CSR: the copy and the column-major reads differ";
+  EXPECT_TRUE(results[2] == results[3]) << "DCSR: the copy and the column-major reads differ";
+  sparsetc_memory_stats_t stats{};
+  stats.struct_size = sizeof stats;
+  ASSERT_OK(starved, sparsetc_get_memory_stats(starved, &stats));
+  EXPECT_EQ(stats.live_allocations, 0);
+  sparsetc_destroy(starved);
+}
 
 class GpuSpgemm : public GpuTest {};
 

@@ -5,9 +5,6 @@
 // through set_values, bitwise repeats, AUTO's choice, and the fp16 range check. The reference is
 // float64 over the inputs as the kernel sees them (rounded to the storage type); the bound per
 // element is the precision's unit roundoff times sum |a||b| (printed as the measured error).
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -16,6 +13,7 @@
 #include <numeric>
 #include <random>
 
+#include "dense_values.hpp"
 #include "gpu_support.hpp"
 #include "test_support.hpp"
 
@@ -33,54 +31,6 @@ sparsetc_value_type_t input_type(Precision p) {
 }
 sparsetc_compute_type_t compute_type(Precision p) {
   return p == Precision::tf32 ? SPARSETC_COMPUTE_TF32 : p == Precision::f64 ? SPARSETC_COMPUTE_64F : SPARSETC_COMPUTE_32F;
-}
-size_t type_size(sparsetc_value_type_t t) {
-  return t == SPARSETC_VALUE_F64 ? 8 : t == SPARSETC_VALUE_F32 ? 4 : 2;
-}
-
-// Values packed in a storage type, and read back as double (so packing then reading rounds).
-std::vector<uint8_t> pack(const std::vector<double>& x, sparsetc_value_type_t t) {
-  std::vector<uint8_t> out(x.size() * type_size(t));
-  for (size_t i = 0; i < x.size(); ++i) {
-    uint8_t* p = out.data() + i * type_size(t);
-    if (t == SPARSETC_VALUE_F64) std::memcpy(p, &x[i], 8);
-    if (t == SPARSETC_VALUE_F32) {
-      const float f = float(x[i]);
-      std::memcpy(p, &f, 4);
-    }
-    if (t == SPARSETC_VALUE_F16) {
-      const __half h = __double2half(x[i]);
-      std::memcpy(p, &h, 2);
-    }
-    if (t == SPARSETC_VALUE_BF16) {
-      const __nv_bfloat16 h = __double2bfloat16(x[i]);
-      std::memcpy(p, &h, 2);
-    }
-  }
-  return out;
-}
-std::vector<double> unpack(const std::vector<uint8_t>& bytes, sparsetc_value_type_t t) {
-  std::vector<double> out(bytes.size() / type_size(t));
-  for (size_t i = 0; i < out.size(); ++i) {
-    const uint8_t* p = bytes.data() + i * type_size(t);
-    if (t == SPARSETC_VALUE_F64) std::memcpy(&out[i], p, 8);
-    if (t == SPARSETC_VALUE_F32) {
-      float f;
-      std::memcpy(&f, p, 4);
-      out[i] = f;
-    }
-    if (t == SPARSETC_VALUE_F16) {
-      __half h;
-      std::memcpy(&h, p, 2);
-      out[i] = double(__half2float(h));
-    }
-    if (t == SPARSETC_VALUE_BF16) {
-      __nv_bfloat16 h;
-      std::memcpy(&h, p, 2);
-      out[i] = double(__bfloat162float(h));
-    }
-  }
-  return out;
 }
 
 // A matrix of dense-ish blocks (so the tensor cores have work), plus scattered entries and empty
@@ -121,15 +71,6 @@ struct TcCase {
 // the output rounding.
 double accumulation_bound(Precision p) {
   return p == Precision::f64 ? 1e-14 : p == Precision::tf32 ? std::ldexp(1.0, -10) : 1e-5;
-}
-double output_bound(sparsetc_value_type_t c) {
-  return c == SPARSETC_VALUE_F16 ? std::ldexp(1.0, -10) : c == SPARSETC_VALUE_BF16 ? std::ldexp(1.0, -7) : 0.0;
-}
-// The absolute part of rounding C to its type: half the spacing of its subnormals, where the
-// relative bound above does not hold (fp16 below 2^-14: a product of 1.1e-5 came out 1.3e-8 off,
-// within half fp16's subnormal spacing 2^-24 but above the relative bound).
-double output_floor(sparsetc_value_type_t c) {
-  return c == SPARSETC_VALUE_F16 ? std::ldexp(1.0, -25) : c == SPARSETC_VALUE_BF16 ? std::ldexp(1.0, -134) : 0.0;
 }
 
 // Everything one multiply needs on the device, and the check of its result.

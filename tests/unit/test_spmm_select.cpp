@@ -150,6 +150,28 @@ TEST(SpmmSelect, ShortRowsGoToOurKernel) {
                            "f16, N = 128");
 }
 
+// Rule 5 was measured with cuSPARSE's CSR_ALG2/ALG3; where they cannot run (a COO or CSC A, op(A) =
+// A^T, column-major or unaligned B or C), cuSPARSE's default algorithm would, so AUTO keeps its own
+// kernel (the DCSR one when rows are empty) and says why.
+TEST(SpmmSelect, CusparseOnlyWhereItsCsrAlgorithmsRun) {
+  SpmmFeatures f = regular(SPARSETC_VALUE_F16, 128, 40, 60);
+  ASSERT_EQ(select_spmm(f).path, SpmmPath::Cusparse);
+  f.cusparse_csr_refusal = "B or C is column-major";
+  SpmmChoice c = select_spmm(f);
+  EXPECT_EQ(c.path, SpmmPath::Csr);
+  EXPECT_TRUE(says(c, "rule 5 (cuSPARSE CSR_ALG3) passed over: that algorithm does not run where B or C is "
+                      "column-major, N 128"))
+      << c.reason;
+  f.nonempty_rows = f.rows / 2;
+  EXPECT_EQ(select_spmm(f).path, SpmmPath::Dcsr);
+  // Earlier rules are unaffected.
+  f = regular(SPARSETC_VALUE_F32, 32, 8, 20);
+  f.cusparse_csr_refusal = "A is not CSR";
+  c = select_spmm(f);
+  EXPECT_EQ(c.path, SpmmPath::Csr);
+  EXPECT_TRUE(says(c, "rule 4")) << c.reason;
+}
+
 TEST(SpmmSelect, NBucketEdges) {
   // f32 with rows of 10: kernel in bucket 8 (mean <= 256), cuSPARSE in bucket 32 (mean <= 8).
   EXPECT_EQ(select_spmm(regular(SPARSETC_VALUE_F32, 16, 10, 12)).path, SpmmPath::Csr);

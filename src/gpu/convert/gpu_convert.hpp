@@ -135,6 +135,9 @@ HostCsrPattern csr_pattern_to_host(const DeviceCsrView<V>& csr, cudaStream_t str
 // reads back the range check.
 template <typename V>
 DeviceCsr<V> gpu_normalize(const RawSparse& raw, sparsetc_duplicates_t duplicates, const GpuContext& context);
+// The first entry of a device COO whose row is below the entry before it, or -1 when the entries
+// are in row order (what cuSPARSE's COO kernels assume). One pass and one read-back (a sync point).
+int64_t gpu_coo_first_unsorted_row(const RawSparse& coo, const GpuContext& context);
 
 // ---- 2. CSR <-> CSC (the transpose of the compressed structure; rows, cols <= 2^31 - 1, nnz <= 2^33
 // - 1). No sync point.

@@ -164,6 +164,15 @@ struct FirstRepeat {  // error path: the smallest entry number that repeats an e
   }
 };
 
+template <typename T>
+struct RowDescent {  // entry p + 1's row is below entry p's
+  const T* rows;
+  ull* result;
+  __device__ void operator()(int64_t p) const {
+    if (rows[p + 1] < rows[p]) atomicMin(result, ull(p + 1));
+  }
+};
+
 struct FirstOccurrence {  // error path: the smallest entry number at (row, col)
   const int64_t* srow;
   const int32_t* scol;
@@ -363,6 +372,21 @@ DeviceCsr<V> gpu_normalize(const RawSparse& raw, sparsetc_duplicates_t duplicate
   if (o32) return normalize_typed<V, int32_t, int64_t>(raw, duplicates, context);
   if (i32) return normalize_typed<V, int64_t, int32_t>(raw, duplicates, context);
   return normalize_typed<V, int64_t, int64_t>(raw, duplicates, context);
+}
+
+int64_t gpu_coo_first_unsorted_row(const RawSparse& coo, const GpuContext& context) {
+  using namespace gpuconv;
+  require(coo.format == SPARSETC_FORMAT_COO, SPARSETC_STATUS_INVALID_VALUE, "a COO matrix's row order: not COO");
+  if (coo.nnz < 2) return -1;
+  DeviceBuffer first = buffer_of<ull>(1, context);
+  SPARSETC_CUDA_CHECK(cudaMemsetAsync(first.data(), 0xFF, sizeof(ull), context.stream));
+  ull* result = first.as<ull>();
+  if (coo.index_type == SPARSETC_INDEX_32)
+    for_each_index(coo.nnz - 1, context, RowDescent<int32_t>{static_cast<const int32_t*>(coo.offsets), result});
+  else
+    for_each_index(coo.nnz - 1, context, RowDescent<int64_t>{static_cast<const int64_t*>(coo.offsets), result});
+  const ull entry = read_back(result, context.stream);
+  return entry == ~ull(0) ? -1 : int64_t(entry);
 }
 
 template DeviceCsr<float> gpu_normalize<float>(const RawSparse&, sparsetc_duplicates_t, const GpuContext&);
