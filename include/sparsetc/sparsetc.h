@@ -215,7 +215,9 @@ SPARSETC_API sparsetc_status_t sparsetc_spgemm_plan_create(sparsetc_handle_t han
                                                           sparsetc_spgemm_alg_t alg,
                                                           const sparsetc_spgemm_options_t* options);
 /* Computes the pattern of C and returns nnz(C) (a synchronisation point on the GPU backend). With a
- * drop tolerance, C may end up with fewer entries than this count. */
+ * drop tolerance, C may end up with fewer entries than this count. The tSparse algorithm returns the
+ * exact count for the operands' values at this call (it removes entries that cancel to zero); after
+ * new values (sparsetc_matrix_set_values), numeric makes a new C whose count may differ. */
 SPARSETC_API sparsetc_status_t sparsetc_spgemm_symbolic(sparsetc_spgemm_plan_t plan, int64_t* nnz_c);
 /* Computes the values of C from the current values of A and B (repeatable: call again after
  * sparsetc_matrix_set_values on A or B to recompute with the same pattern).

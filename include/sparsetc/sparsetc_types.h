@@ -267,7 +267,7 @@ typedef struct sparsetc_analysis_t {
 typedef struct sparsetc_spgemm_options_t {
   size_t struct_size;     /* set to sizeof(sparsetc_spgemm_options_t) */
   double drop_tolerance;  /* entries with |c| <= drop_tolerance are removed; < 0 keeps every entry (default -1);
-                             CPU and binned (device) algorithms */
+                             CPU, binned and tSparse algorithms (cuSPARSE refuses one: NOT_SUPPORTED) */
   size_t memory_budget;   /* bytes of temporary memory the binned algorithm's work may take; more work is split
                              into row panels; 0 = half of the device memory free at plan creation (default) */
   sparsetc_tc_precision_t tc_precision; /* arithmetic of SPARSETC_SPGEMM_ALG_TSPARSE_TC (default 0: from the
