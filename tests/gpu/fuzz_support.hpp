@@ -1,7 +1,7 @@
-// Shared pieces of the randomised GPU tests (test_gpu_spmm_fuzz.cpp, test_gpu_spgemm_fuzz.cpp): a
-// seeded draw, sparse structures the kernels treat differently, and a sparse matrix in device
-// memory in a drawn format (CSR, CSC, COO in any order), index widths, base and ownership, with two
-// sets of values to switch between through sparsetc_matrix_set_values.
+// Shared pieces of the randomised tests (test_gpu_spmm_fuzz.cpp, test_gpu_spgemm_fuzz.cpp): a
+// seeded draw, sparse structures the kernels treat differently, bytes in host or device memory, and
+// a sparse matrix in a drawn format (CSR, CSC, COO in any order), index widths, base and ownership,
+// with two sets of values to switch between through sparsetc_matrix_set_values.
 #pragma once
 
 #include <sparsetc/sparsetc.h>
@@ -133,6 +133,29 @@ inline Triplets draw_structure(Draw& d, int64_t rows, int64_t cols, std::string&
   return t;
 }
 
+// Bytes in host or device memory (operands handed to the library in either space).
+class Buffer {
+ public:
+  Buffer(const std::vector<uint8_t>& bytes, sparsetc_memory_t memory) : host_(bytes) {
+    if (memory == SPARSETC_MEMORY_DEVICE) device_ = std::make_unique<DeviceArray<uint8_t>>(bytes);
+  }
+  void* get() const { return device_ ? static_cast<void*>(device_->get()) : static_cast<void*>(host_.data()); }
+  std::vector<uint8_t> download() const { return device_ ? device_->download() : host_; }
+  // New contents of the same size, in place.
+  void upload(const std::vector<uint8_t>& bytes) {
+    ASSERT_EQ(bytes.size(), host_.size());
+    if (device_) {
+      ASSERT_EQ(cudaMemcpy(device_->get(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
+    } else {
+      std::copy(bytes.begin(), bytes.end(), host_.begin());
+    }
+  }
+
+ private:
+  mutable std::vector<uint8_t> host_;  // the contents in host memory (and the upload for the device)
+  std::unique_ptr<DeviceArray<uint8_t>> device_;
+};
+
 // How a sparse operand is handed to the library.
 struct SparseLayout {
   sparsetc_format_t format = SPARSETC_FORMAT_CSR;
@@ -164,11 +187,12 @@ inline const char* type_name(sparsetc_value_type_t t) {
   return t == SPARSETC_VALUE_F64 ? "f64" : t == SPARSETC_VALUE_F32 ? "f32" : t == SPARSETC_VALUE_F16 ? "f16" : "bf16";
 }
 
-// A sparse matrix in device memory in a drawn layout, with two sets of values (rounded to its value
-// type) in the order of its own entries; set 0 is current after construction.
-class DeviceSparse {
+// A sparse matrix in host or device memory in a drawn layout, with two sets of values (rounded to
+// its value type) in the order of its own entries; set 0 is current after construction.
+class SparseOperand {
  public:
-  DeviceSparse(sparsetc_handle_t h, const Triplets& t, const SparseLayout& l, sparsetc_value_type_t type, Draw& d)
+  SparseOperand(sparsetc_handle_t h, const Triplets& t, const SparseLayout& l, sparsetc_value_type_t type,
+                sparsetc_memory_t memory, Draw& d)
       : h_(h), rows_(t.rows), cols_(t.cols), type_(type) {
     const int64_t base = l.base == SPARSETC_BASE_ONE ? 1 : 0;
     for (const auto& [rc, v] : t.entries) order_.push_back(rc);
@@ -195,27 +219,27 @@ class DeviceSparse {
       for (double& x : v) x = d.value();
       const std::vector<uint8_t> bytes = pack(v, type);
       values_[set] = unpack(bytes, type);
-      device_values_[set] = std::make_unique<DeviceArray<uint8_t>>(bytes);
+      stored_values_[set] = std::make_unique<Buffer>(bytes, memory);
     }
-    first_ = std::make_unique<DeviceArray<uint8_t>>(first);
-    second_ = std::make_unique<DeviceArray<uint8_t>>(second);
+    first_ = std::make_unique<Buffer>(first, memory);
+    second_ = std::make_unique<Buffer>(second, memory);
     const int64_t nnz = int64_t(order_.size());
-    void* vals = nnz ? device_values_[0]->get() : nullptr;
+    void* vals = nnz ? stored_values_[0]->get() : nullptr;
     sparsetc_status_t status = SPARSETC_STATUS_SUCCESS;
     if (l.format == SPARSETC_FORMAT_CSR)
       status = sparsetc_matrix_create_csr(h, &matrix_, rows_, cols_, nnz, first_->get(), second_->get(), vals,
-                                          l.offsets, l.indices, l.base, type, SPARSETC_MEMORY_DEVICE, l.ownership);
+                                          l.offsets, l.indices, l.base, type, memory, l.ownership);
     else if (l.format == SPARSETC_FORMAT_CSC)
       status = sparsetc_matrix_create_csc(h, &matrix_, rows_, cols_, nnz, first_->get(), second_->get(), vals,
-                                          l.offsets, l.indices, l.base, type, SPARSETC_MEMORY_DEVICE, l.ownership);
+                                          l.offsets, l.indices, l.base, type, memory, l.ownership);
     else
       status = sparsetc_matrix_create_coo(h, &matrix_, rows_, cols_, nnz, first_->get(), second_->get(), vals,
-                                          l.indices, l.base, type, SPARSETC_MEMORY_DEVICE, l.ownership);
+                                          l.indices, l.base, type, memory, l.ownership);
     EXPECT_EQ(status, SPARSETC_STATUS_SUCCESS) << last_error(h);
   }
-  ~DeviceSparse() { sparsetc_matrix_destroy(matrix_); }
-  DeviceSparse(const DeviceSparse&) = delete;
-  DeviceSparse& operator=(const DeviceSparse&) = delete;
+  ~SparseOperand() { sparsetc_matrix_destroy(matrix_); }
+  SparseOperand(const SparseOperand&) = delete;
+  SparseOperand& operator=(const SparseOperand&) = delete;
 
   sparsetc_matrix_t get() const { return matrix_; }
   int64_t nnz() const { return int64_t(order_.size()); }
@@ -226,7 +250,7 @@ class DeviceSparse {
   void switch_values() {
     current_ ^= 1;
     if (!order_.empty()) {
-      EXPECT_EQ(sparsetc_matrix_set_values(h_, matrix_, device_values_[current_]->get()), SPARSETC_STATUS_SUCCESS)
+      EXPECT_EQ(sparsetc_matrix_set_values(h_, matrix_, stored_values_[current_]->get()), SPARSETC_STATUS_SUCCESS)
           << last_error(h_);
     }
   }
@@ -249,7 +273,7 @@ class DeviceSparse {
   std::vector<std::pair<int64_t, int64_t>> order_;
   std::vector<double> values_[2];
   int current_ = 0;
-  std::unique_ptr<DeviceArray<uint8_t>> first_, second_, device_values_[2];
+  std::unique_ptr<Buffer> first_, second_, stored_values_[2];
   sparsetc_matrix_t matrix_ = nullptr;
 };
 

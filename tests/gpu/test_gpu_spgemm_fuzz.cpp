@@ -13,7 +13,9 @@
 // for fp32 accumulation) plus the tensor cores' input rounding, times sum |a b|.
 //
 // AUTO must take every case; the others may refuse with NOT_SUPPORTED and a message (counted in the
-// summary). SPARSETC_FUZZ_ROUNDS sets the rounds (default 30); SPARSETC_TEST_SEED replays a run.
+// summary). The same cases run in host memory on the CPU backend (AUTO and CPU), where no device is
+// needed. SPARSETC_FUZZ_ROUNDS sets the rounds (default 30 on the device, 20 on the host);
+// SPARSETC_TEST_SEED replays a run.
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -119,9 +121,10 @@ struct Expected {
 
 class SpgemmRound {
  public:
-  SpgemmRound(sparsetc_handle_t gpu, sparsetc_handle_t cpu, const SpgemmCase& c, const Triplets& a, const Triplets& b,
-              Draw& d)
-      : gpu_(gpu), cpu_(cpu), c_(c), a_(gpu, a, c.a_layout, c.type, d), b_(gpu, b, c.b_layout, c.type, d) {}
+  // h multiplies operands in `memory`; cpu (a CPU-backend handle) reads C back.
+  SpgemmRound(sparsetc_handle_t h, sparsetc_handle_t cpu, sparsetc_memory_t memory, const SpgemmCase& c,
+              const Triplets& a, const Triplets& b, Draw& d)
+      : h_(h), cpu_(cpu), c_(c), a_(h, a, c.a_layout, c.type, memory, d), b_(h, b, c.b_layout, c.type, memory, d) {}
 
   bool ready() const { return a_.get() && b_.get(); }
 
@@ -134,10 +137,10 @@ class SpgemmRound {
     options.memory_budget = c_.budget;
     options.tc_precision = c_.tc;
     sparsetc_spgemm_plan_t plan = nullptr;
-    const sparsetc_status_t status = sparsetc_spgemm_plan_create(gpu_, &plan, c_.op_a, a_.get(), c_.op_b, b_.get(),
+    const sparsetc_status_t status = sparsetc_spgemm_plan_create(h_, &plan, c_.op_a, a_.get(), c_.op_b, b_.get(),
                                                                  c_.compute, alg, &options);
     if (status != SPARSETC_STATUS_SUCCESS) {
-      *reason = last_error(gpu_);
+      *reason = last_error(h_);
       return status;
     }
     char text[1024] = {0};
@@ -145,7 +148,7 @@ class SpgemmRound {
     *reason = text;
     int64_t nnz = -1;
     const sparsetc_status_t symbolic = sparsetc_spgemm_symbolic(plan, &nnz);
-    EXPECT_EQ(symbolic, SPARSETC_STATUS_SUCCESS) << last_error(gpu_);
+    EXPECT_EQ(symbolic, SPARSETC_STATUS_SUCCESS) << last_error(h_);
     sparsetc_matrix_t C = nullptr;
     for (int pass = 0; pass < 2 && symbolic == SPARSETC_STATUS_SUCCESS; ++pass) {
       SCOPED_TRACE(pass == 0 ? "first numeric" : "numeric after new values of A");
@@ -157,7 +160,7 @@ class SpgemmRound {
         }
       }
       const sparsetc_status_t numeric = sparsetc_spgemm_numeric(plan, &C);
-      EXPECT_EQ(numeric, SPARSETC_STATUS_SUCCESS) << last_error(gpu_);
+      EXPECT_EQ(numeric, SPARSETC_STATUS_SUCCESS) << last_error(h_);
       // The symbolic count holds for the values it saw (an upper bound where a drop tolerance applies).
       const int64_t bound = pass == 0 || !pattern_follows_values(*chosen) ? nnz : INT64_MAX;
       *correct = numeric == SPARSETC_STATUS_SUCCESS && check(C, *chosen, bound) && *correct;
@@ -200,8 +203,8 @@ class SpgemmRound {
 
   bool check(sparsetc_matrix_t C, sparsetc_spgemm_alg_t ran, int64_t symbolic_nnz) const {
     sparsetc_matrix_t host = nullptr, coo = nullptr;
-    EXPECT_EQ(sparsetc_matrix_copy_to(gpu_, C, SPARSETC_MEMORY_HOST, &host), SPARSETC_STATUS_SUCCESS)
-        << last_error(gpu_);
+    EXPECT_EQ(sparsetc_matrix_copy_to(h_, C, SPARSETC_MEMORY_HOST, &host), SPARSETC_STATUS_SUCCESS)
+        << last_error(h_);
     EXPECT_EQ(sparsetc_matrix_convert(cpu_, host, SPARSETC_FORMAT_COO, SPARSETC_INDEX_64, SPARSETC_INDEX_64,
                                       SPARSETC_BASE_ZERO, SPARSETC_VALUE_F64, &coo),
               SPARSETC_STATUS_SUCCESS)
@@ -256,9 +259,9 @@ class SpgemmRound {
     return reported == 0;
   }
 
-  sparsetc_handle_t gpu_, cpu_;
+  sparsetc_handle_t h_, cpu_;
   SpgemmCase c_;
-  DeviceSparse a_, b_;
+  SparseOperand a_, b_;
 };
 
 // Products of op(A) op(B): the entries of op(A) in column l times those of op(B) in row l.
@@ -277,11 +280,11 @@ const char* alg_name(sparsetc_spgemm_alg_t a) {
   return a >= 0 && a <= 4 ? names[a] : "?";
 }
 
-class GpuSpgemmFuzz : public GpuTest {};
-
-TEST_F(GpuSpgemmFuzz, EveryAlgorithmMatchesTheFloat64ReferenceOnRandomCases) {
+// Rounds of random cases on handle h (operands in `memory`), each multiplied by every algorithm of
+// `algorithms`; AUTO may not refuse a case.
+void fuzz_spgemm(sparsetc_handle_t h, sparsetc_handle_t cpu, sparsetc_memory_t memory,
+                 const std::vector<sparsetc_spgemm_alg_t>& algorithms, int rounds) {
   const uint64_t seed = fresh_seed();
-  const int rounds = fuzz_rounds(30);
   std::cout << "[ fuzz ] seed " << seed << " (SPARSETC_TEST_SEED replays the run), " << rounds << " rounds\n";
   Draw d(seed);
   std::map<std::string, int> ran, refused;
@@ -301,11 +304,10 @@ TEST_F(GpuSpgemmFuzz, EveryAlgorithmMatchesTheFloat64ReferenceOnRandomCases) {
     const std::string what = "round " + std::to_string(round) + ": " +
                              describe(c, int64_t(a.entries.size()), int64_t(b.entries.size()));
     SCOPED_TRACE(what);
-    SpgemmRound r(gpu_, cpu_, c, a, b, d);
+    SpgemmRound r(h, cpu, memory, c, a, b, d);
     ASSERT_TRUE(r.ready());
     std::string line;
-    for (sparsetc_spgemm_alg_t alg : {SPARSETC_SPGEMM_ALG_AUTO, SPARSETC_SPGEMM_ALG_BINNED_MERGE_PATH,
-                                      SPARSETC_SPGEMM_ALG_TSPARSE_TC, SPARSETC_SPGEMM_ALG_CUSPARSE}) {
+    for (sparsetc_spgemm_alg_t alg : algorithms) {
       SCOPED_TRACE(std::string("algorithm ") + alg_name(alg));
       sparsetc_spgemm_alg_t chosen = alg;
       std::string reason;
@@ -334,6 +336,23 @@ TEST_F(GpuSpgemmFuzz, EveryAlgorithmMatchesTheFloat64ReferenceOnRandomCases) {
   std::cout << "\n";
   for (const auto& [why, count] : refused) std::cout << "[ fuzz ] refused " << count << "x " << why << "\n";
   for (const std::string& w : wrong) std::cout << "[ fuzz ] WRONG " << w << "\n";
+}
+
+class GpuSpgemmFuzz : public GpuTest {};
+
+TEST_F(GpuSpgemmFuzz, EveryAlgorithmMatchesTheFloat64ReferenceOnRandomCases) {
+  fuzz_spgemm(gpu_, cpu_, SPARSETC_MEMORY_DEVICE,
+              {SPARSETC_SPGEMM_ALG_AUTO, SPARSETC_SPGEMM_ALG_BINNED_MERGE_PATH, SPARSETC_SPGEMM_ALG_TSPARSE_TC,
+               SPARSETC_SPGEMM_ALG_CUSPARSE},
+              fuzz_rounds(30));
+}
+
+// The same cases in host memory on the CPU backend (no device needed: this one runs everywhere).
+TEST(HostSpgemmFuzz, AutoAndTheCpuEngineMatchTheFloat64ReferenceOnRandomCases) {
+  sparsetc_handle_t cpu = nullptr;
+  ASSERT_EQ(sparsetc_create_with_backend(&cpu, SPARSETC_BACKEND_CPU, 0), SPARSETC_STATUS_SUCCESS);
+  fuzz_spgemm(cpu, cpu, SPARSETC_MEMORY_HOST, {SPARSETC_SPGEMM_ALG_AUTO, SPARSETC_SPGEMM_ALG_CPU}, fuzz_rounds(20));
+  sparsetc_destroy(cpu);
 }
 
 }  // namespace

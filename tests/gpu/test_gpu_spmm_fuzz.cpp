@@ -16,8 +16,10 @@
 //
 // cuSPARSE requested by name is held to C's precision where C is f16/bf16, for its default
 // algorithm sums in it. AUTO, CSR and DCSR must take every case; the other algorithms may refuse
-// with NOT_SUPPORTED and a message (counted in the summary). SPARSETC_FUZZ_ROUNDS sets the number
-// of rounds (default 40); the seed is printed, and SPARSETC_TEST_SEED replays a run.
+// with NOT_SUPPORTED and a message (counted in the summary). The same cases run in host memory on
+// the CPU backend (AUTO and CPU), where no device is needed. SPARSETC_FUZZ_ROUNDS sets the number of
+// rounds (default 40 on the device, 25 on the host); the seed is printed, and SPARSETC_TEST_SEED
+// replays a run.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -106,8 +108,8 @@ void finish_case(Draw& d, FuzzCase& c, int64_t entries) {
 // Everything of one round on the device, and the check of C against the reference.
 class FuzzRound {
  public:
-  FuzzRound(sparsetc_handle_t h, const FuzzCase& c, const Triplets& stored, Draw& d)
-      : h_(h), c_(c), a_(h, stored, c.layout, c.in, d) {
+  FuzzRound(sparsetc_handle_t h, const FuzzCase& c, const Triplets& stored, sparsetc_memory_t memory, Draw& d)
+      : h_(h), c_(c), memory_(memory), a_(h, stored, c.layout, c.in, memory, d) {
     // B with NaN padding; C with a sentinel in its padding, NaN where beta = 0 (it must not be read).
     const double nan = std::numeric_limits<double>::quiet_NaN();
     std::vector<double> b_store(size_t(c_.ldb * (c_.b_order == SPARSETC_ORDER_ROW ? c_.k : c_.n)), nan);
@@ -123,13 +125,12 @@ class FuzzRound {
       for (int64_t j = 0; j < c_.n; ++j) c_store[at(c_.c_order, i, j, c_.ldc)] = c_.beta == 0 ? nan : d.value();
     c_initial_ = pack(c_store, c_.c_type);
     c0_ = unpack(c_initial_, c_.c_type);
-    bd_ = std::make_unique<DeviceArray<uint8_t>>(b_bytes);
-    cd_ = std::make_unique<DeviceArray<uint8_t>>(c_initial_);
-    EXPECT_EQ(sparsetc_dense_create(h, &B_, c_.k, c_.n, c_.ldb, bd_->get(), c_.in, c_.b_order, SPARSETC_MEMORY_DEVICE),
+    bd_ = std::make_unique<Buffer>(b_bytes, memory);
+    cd_ = std::make_unique<Buffer>(c_initial_, memory);
+    EXPECT_EQ(sparsetc_dense_create(h, &B_, c_.k, c_.n, c_.ldb, bd_->get(), c_.in, c_.b_order, memory),
               SPARSETC_STATUS_SUCCESS)
         << last_error(h);
-    EXPECT_EQ(sparsetc_dense_create(h, &C_, c_.m, c_.n, c_.ldc, cd_->get(), c_.c_type, c_.c_order,
-                                    SPARSETC_MEMORY_DEVICE),
+    EXPECT_EQ(sparsetc_dense_create(h, &C_, c_.m, c_.n, c_.ldc, cd_->get(), c_.c_type, c_.c_order, memory),
               SPARSETC_STATUS_SUCCESS)
         << last_error(h);
   }
@@ -155,16 +156,18 @@ class FuzzRound {
     *reason = text;
     size_t bytes = 0;
     EXPECT_EQ(sparsetc_spmm_workspace_size(plan, &bytes), SPARSETC_STATUS_SUCCESS);
-    std::unique_ptr<DeviceArray<uint8_t>> workspace;
-    if (c_.user_workspace && bytes > 0) workspace = std::make_unique<DeviceArray<uint8_t>>(std::vector<uint8_t>(bytes));
+    std::unique_ptr<Buffer> workspace;
+    if (c_.user_workspace && bytes > 0) workspace = std::make_unique<Buffer>(std::vector<uint8_t>(bytes), memory_);
     for (int pass = 0; pass < 2 && !::testing::Test::HasFatalFailure(); ++pass) {
       SCOPED_TRACE(pass == 0 ? "first multiply" : "second multiply, after new values");
       if (pass == 1) a_.switch_values();
-      EXPECT_EQ(cudaMemcpy(cd_->get(), c_initial_.data(), c_initial_.size(), cudaMemcpyHostToDevice), cudaSuccess);
+      cd_->upload(c_initial_);
       const sparsetc_status_t executed = sparsetc_spmm_execute(plan, c_.alpha, B_, c_.beta, C_,
                                                                workspace ? workspace->get() : nullptr, bytes);
       EXPECT_EQ(executed, SPARSETC_STATUS_SUCCESS) << last_error(h_);
-      EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      if (memory_ == SPARSETC_MEMORY_DEVICE) {
+        EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      }
       *correct = executed == SPARSETC_STATUS_SUCCESS && check(alg) && *correct;
     }
     EXPECT_EQ(sparsetc_spmm_plan_destroy(plan), SPARSETC_STATUS_SUCCESS);
@@ -236,10 +239,11 @@ class FuzzRound {
 
   sparsetc_handle_t h_;
   FuzzCase c_;
-  DeviceSparse a_;
+  sparsetc_memory_t memory_;
+  SparseOperand a_;
   std::vector<double> b_, c0_;
   std::vector<uint8_t> c_initial_;
-  std::unique_ptr<DeviceArray<uint8_t>> bd_, cd_;
+  std::unique_ptr<Buffer> bd_, cd_;
   sparsetc_dense_t B_ = nullptr, C_ = nullptr;
 };
 
@@ -248,19 +252,16 @@ const char* alg_name(sparsetc_spmm_alg_t a) {
   return a >= 0 && a <= 7 ? names[a] : "?";
 }
 
-class GpuSpmmFuzz : public GpuTest {};
-
-TEST_F(GpuSpmmFuzz, EveryAlgorithmMatchesTheFloat64ReferenceOnRandomCases) {
+// Rounds of random cases on one handle, each multiplied by every algorithm of `algorithms`; those of
+// `must_take` may not refuse a case.
+void fuzz_spmm(sparsetc_handle_t h, sparsetc_memory_t memory, const std::vector<sparsetc_spmm_alg_t>& algorithms,
+               const std::vector<sparsetc_spmm_alg_t>& must_take, int rounds) {
   const uint64_t seed = fresh_seed();
-  std::cout << "[ fuzz ] seed " << seed << " (SPARSETC_TEST_SEED replays the run), " << fuzz_rounds(40) << " rounds\n";
+  std::cout << "[ fuzz ] seed " << seed << " (SPARSETC_TEST_SEED replays the run), " << rounds << " rounds\n";
   Draw d(seed);
-  const sparsetc_spmm_alg_t algorithms[] = {SPARSETC_SPMM_ALG_AUTO,       SPARSETC_SPMM_ALG_CUSPARSE,
-                                            SPARSETC_SPMM_ALG_CSR,        SPARSETC_SPMM_ALG_DCSR,
-                                            SPARSETC_SPMM_ALG_TILED_DCSR, SPARSETC_SPMM_ALG_BCSR_TC,
-                                            SPARSETC_SPMM_ALG_VBR_CUBLAS};
   std::map<std::string, int> ran, refused;
   std::vector<std::string> wrong;
-  for (int round = 0; round < fuzz_rounds(40); ++round) {
+  for (int round = 0; round < rounds; ++round) {
     FuzzCase c = draw_case(d);
     const int64_t stored_rows = c.op == SPARSETC_OP_NON_TRANSPOSE ? c.m : c.k;
     const int64_t stored_cols = c.op == SPARSETC_OP_NON_TRANSPOSE ? c.k : c.m;
@@ -268,7 +269,7 @@ TEST_F(GpuSpmmFuzz, EveryAlgorithmMatchesTheFloat64ReferenceOnRandomCases) {
     finish_case(d, c, int64_t(stored.entries.size()));
     const std::string what = "round " + std::to_string(round) + ": " + describe(c, int64_t(stored.entries.size()));
     SCOPED_TRACE(what);
-    FuzzRound r(gpu_, c, stored, d);
+    FuzzRound r(h, c, stored, memory, d);
     ASSERT_TRUE(r.ready());
     std::string line;
     for (sparsetc_spmm_alg_t alg : algorithms) {
@@ -283,7 +284,7 @@ TEST_F(GpuSpmmFuzz, EveryAlgorithmMatchesTheFloat64ReferenceOnRandomCases) {
         if (alg == SPARSETC_SPMM_ALG_AUTO) line = std::string(" AUTO ran ") + alg_name(chosen);
         continue;
       }
-      const bool may_refuse = alg != SPARSETC_SPMM_ALG_AUTO && alg != SPARSETC_SPMM_ALG_CSR && alg != SPARSETC_SPMM_ALG_DCSR;
+      const bool may_refuse = std::find(must_take.begin(), must_take.end(), alg) == must_take.end();
       EXPECT_TRUE(may_refuse && status == SPARSETC_STATUS_NOT_SUPPORTED)
           << "status " << sparsetc_get_status_name(status) << ": " << reason;
       EXPECT_FALSE(reason.empty()) << "a refusal without a message";
@@ -297,6 +298,24 @@ TEST_F(GpuSpmmFuzz, EveryAlgorithmMatchesTheFloat64ReferenceOnRandomCases) {
   std::cout << "\n";
   for (const auto& [why, count] : refused) std::cout << "[ fuzz ] refused " << count << "x " << why << "\n";
   for (const std::string& w : wrong) std::cout << "[ fuzz ] WRONG " << w << "\n";
+}
+
+class GpuSpmmFuzz : public GpuTest {};
+
+TEST_F(GpuSpmmFuzz, EveryAlgorithmMatchesTheFloat64ReferenceOnRandomCases) {
+  fuzz_spmm(gpu_, SPARSETC_MEMORY_DEVICE,
+            {SPARSETC_SPMM_ALG_AUTO, SPARSETC_SPMM_ALG_CUSPARSE, SPARSETC_SPMM_ALG_CSR, SPARSETC_SPMM_ALG_DCSR,
+             SPARSETC_SPMM_ALG_TILED_DCSR, SPARSETC_SPMM_ALG_BCSR_TC, SPARSETC_SPMM_ALG_VBR_CUBLAS},
+            {SPARSETC_SPMM_ALG_AUTO, SPARSETC_SPMM_ALG_CSR, SPARSETC_SPMM_ALG_DCSR}, fuzz_rounds(40));
+}
+
+// The same cases in host memory on the CPU backend (no device needed: this one runs everywhere).
+TEST(HostSpmmFuzz, AutoAndTheCpuEngineMatchTheFloat64ReferenceOnRandomCases) {
+  sparsetc_handle_t cpu = nullptr;
+  ASSERT_EQ(sparsetc_create_with_backend(&cpu, SPARSETC_BACKEND_CPU, 0), SPARSETC_STATUS_SUCCESS);
+  fuzz_spmm(cpu, SPARSETC_MEMORY_HOST, {SPARSETC_SPMM_ALG_AUTO, SPARSETC_SPMM_ALG_CPU},
+            {SPARSETC_SPMM_ALG_AUTO, SPARSETC_SPMM_ALG_CPU}, fuzz_rounds(25));
+  sparsetc_destroy(cpu);
 }
 
 }  // namespace

@@ -421,9 +421,13 @@ TEST(Reorder, ReachableFillBoundHoldsForEveryOrder) {
     const std::vector<const int64_t*> orders = {nullptr, shuffled.data(), b.permutation.data()};
     for (const int64_t* order : orders) {
       const ro::Quality q = ro::measure(pattern_of(m), order, {}, h, w, 2);
-      if (q.blocks) EXPECT_LE(q.in_block_density, bound * (1 + 1e-12));
+      if (q.blocks) {
+        EXPECT_LE(q.in_block_density, bound * (1 + 1e-12));
+      }
     }
-    if (m.nnz() == 0) EXPECT_EQ(bound, 0.0);
+    if (m.nnz() == 0) {
+      EXPECT_EQ(bound, 0.0);
+    }
   }
   // Dense 4x8 blocks on a scrambled row order: every row covers whole 8-wide segments, so the bound
   // is 1, which the unscrambled order reaches with 4-row blocks.
