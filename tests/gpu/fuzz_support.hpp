@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <initializer_list>
+#include <iostream>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -45,6 +47,34 @@ inline int fuzz_rounds(int fallback) {
   const char* env = std::getenv("SPARSETC_FUZZ_ROUNDS");
   return env ? std::max(1, std::atoi(env)) : fallback;
 }
+
+// What a randomised test ran, refused (and why) and got wrong, summed over its rounds and printed
+// at the end.
+class FuzzTally {
+ public:
+  // One algorithm's outcome on a case: counted, and " refused" / "" for the round's line.
+  std::string record(const std::string& algorithm, const std::string& what, sparsetc_status_t status,
+                     const std::string& reason, bool correct) {
+    if (!correct) wrong_.push_back(what + ": " + algorithm + " (" + reason + ")");
+    if (status == SPARSETC_STATUS_SUCCESS) {
+      ++ran_[algorithm];
+      return "";
+    }
+    ++refused_[algorithm + ": " + reason.substr(0, 100)];
+    return ", " + algorithm + " refused";
+  }
+  void print() const {
+    std::cout << "[ fuzz ] ran:";
+    for (const auto& [algorithm, count] : ran_) std::cout << " " << algorithm << " " << count;
+    std::cout << "\n";
+    for (const auto& [why, count] : refused_) std::cout << "[ fuzz ] refused " << count << "x " << why << "\n";
+    for (const std::string& w : wrong_) std::cout << "[ fuzz ] WRONG " << w << "\n";
+  }
+
+ private:
+  std::map<std::string, int> ran_, refused_;
+  std::vector<std::string> wrong_;
+};
 
 // A matrix of rows x cols in one of the structures the kernels treat differently; `name` says which.
 // max_row bounds the longest of the power-law rows.

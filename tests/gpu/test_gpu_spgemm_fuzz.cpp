@@ -287,8 +287,7 @@ void fuzz_spgemm(sparsetc_handle_t h, sparsetc_handle_t cpu, sparsetc_memory_t m
   const uint64_t seed = fresh_seed();
   std::cout << "[ fuzz ] seed " << seed << " (SPARSETC_TEST_SEED replays the run), " << rounds << " rounds\n";
   Draw d(seed);
-  std::map<std::string, int> ran, refused;
-  std::vector<std::string> wrong;
+  FuzzTally tally;
   for (int round = 0; round < rounds; ++round) {
     SpgemmCase c;
     Triplets a, b;
@@ -313,10 +312,9 @@ void fuzz_spgemm(sparsetc_handle_t h, sparsetc_handle_t cpu, sparsetc_memory_t m
       std::string reason;
       bool correct = true;
       const sparsetc_status_t status = r.run(alg, &chosen, &reason, &correct);
-      if (!correct) wrong.push_back(what + ": " + alg_name(alg) + " (" + reason + ")");
+      line += tally.record(alg_name(alg), what, status, reason, correct);
       if (status == SPARSETC_STATUS_SUCCESS) {
-        ++ran[alg_name(alg)];
-        if (alg == SPARSETC_SPGEMM_ALG_AUTO) line = std::string(" AUTO ran ") + alg_name(chosen);
+        if (alg == SPARSETC_SPGEMM_ALG_AUTO) line = std::string(" AUTO ran ") + alg_name(chosen) + line;
         continue;
       }
       // tSparse asked for compute 64F with a tensor-core precision other than F64: a contradiction.
@@ -326,16 +324,10 @@ void fuzz_spgemm(sparsetc_handle_t h, sparsetc_handle_t cpu, sparsetc_memory_t m
                   (contradiction && status == SPARSETC_STATUS_INVALID_VALUE))
           << "status " << sparsetc_get_status_name(status) << ": " << reason;
       EXPECT_FALSE(reason.empty()) << "a refusal without a message";
-      ++refused[std::string(alg_name(alg)) + ": " + reason.substr(0, 100)];
-      line += std::string(", ") + alg_name(alg) + " refused";
     }
     std::cout << "[ fuzz ] " << what << ":" << line << "\n";
   }
-  std::cout << "[ fuzz ] ran:";
-  for (const auto& [alg, count] : ran) std::cout << " " << alg << " " << count;
-  std::cout << "\n";
-  for (const auto& [why, count] : refused) std::cout << "[ fuzz ] refused " << count << "x " << why << "\n";
-  for (const std::string& w : wrong) std::cout << "[ fuzz ] WRONG " << w << "\n";
+  tally.print();
 }
 
 class GpuSpgemmFuzz : public GpuTest {};

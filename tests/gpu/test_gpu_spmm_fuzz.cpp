@@ -259,8 +259,7 @@ void fuzz_spmm(sparsetc_handle_t h, sparsetc_memory_t memory, const std::vector<
   const uint64_t seed = fresh_seed();
   std::cout << "[ fuzz ] seed " << seed << " (SPARSETC_TEST_SEED replays the run), " << rounds << " rounds\n";
   Draw d(seed);
-  std::map<std::string, int> ran, refused;
-  std::vector<std::string> wrong;
+  FuzzTally tally;
   for (int round = 0; round < rounds; ++round) {
     FuzzCase c = draw_case(d);
     const int64_t stored_rows = c.op == SPARSETC_OP_NON_TRANSPOSE ? c.m : c.k;
@@ -278,26 +277,19 @@ void fuzz_spmm(sparsetc_handle_t h, sparsetc_memory_t memory, const std::vector<
       std::string reason;
       bool correct = true;
       const sparsetc_status_t status = r.run(alg, &chosen, &reason, &correct);
-      if (!correct) wrong.push_back(what + ": " + alg_name(alg) + " (" + reason + ")");
+      line += tally.record(alg_name(alg), what, status, reason, correct);
       if (status == SPARSETC_STATUS_SUCCESS) {
-        ++ran[alg_name(alg)];
-        if (alg == SPARSETC_SPMM_ALG_AUTO) line = std::string(" AUTO ran ") + alg_name(chosen);
+        if (alg == SPARSETC_SPMM_ALG_AUTO) line = std::string(" AUTO ran ") + alg_name(chosen) + line;
         continue;
       }
       const bool may_refuse = std::find(must_take.begin(), must_take.end(), alg) == must_take.end();
       EXPECT_TRUE(may_refuse && status == SPARSETC_STATUS_NOT_SUPPORTED)
           << "status " << sparsetc_get_status_name(status) << ": " << reason;
       EXPECT_FALSE(reason.empty()) << "a refusal without a message";
-      ++refused[std::string(alg_name(alg)) + ": " + reason.substr(0, 90)];
-      line += std::string(", ") + alg_name(alg) + " refused";
     }
     std::cout << "[ fuzz ] " << what << ":" << line << "\n";
   }
-  std::cout << "[ fuzz ] ran:";
-  for (const auto& [alg, count] : ran) std::cout << " " << alg << " " << count;
-  std::cout << "\n";
-  for (const auto& [why, count] : refused) std::cout << "[ fuzz ] refused " << count << "x " << why << "\n";
-  for (const std::string& w : wrong) std::cout << "[ fuzz ] WRONG " << w << "\n";
+  tally.print();
 }
 
 class GpuSpmmFuzz : public GpuTest {};
