@@ -2,12 +2,13 @@
 // power-law rows, rows longer than a CTA's share, band, dense blocks with scrambled rows, one dense
 // column, nearly empty, empty), sizes (odd, 1, sometimes 0), N, value types (f64, f32, f16, bf16;
 // C in the input type or f32), compute type (64F, 32F, TF32, default), A's format (CSR, CSC, COO),
-// index widths and base, orders of B and C (each either), leading dimensions, alpha and beta, op(A)
-// and the caller's workspace or the library's; then runs every device algorithm on it, twice (new
-// values through sparsetc_matrix_set_values before the second run), and checks each element of C
-// against the float64 reference over the inputs as the library sees them (rounded to their storage
-// types): NaN-poisoned C where beta = 0 (every element written), NaN padding in B (nothing read past
-// N or K) and a sentinel in C's padding (nothing written there).
+// index widths and base, orders of B and C (each either), leading dimensions, alpha and beta, op(A),
+// the caller's workspace or the library's, and A's rows as they are, permuted or reordered by 1-SA
+// (the answer is in A's own row order either way); then runs every device algorithm on it, twice
+// (new values through sparsetc_matrix_set_values before the second run, A's own rows only), and
+// checks each element of C against the float64 reference over the inputs as the library sees them
+// (rounded to their storage types): NaN-poisoned C where beta = 0 (every element written), NaN
+// padding in B (nothing read past N or K) and a sentinel in C's padding (nothing written there).
 //
 // Bound per element: the accumulation's (2L + 8) unit roundoffs (L entries in the output row; twice
 // the textbook gamma for tensor cores, which truncate) and at least 1e-5 for fp32 accumulation,
@@ -27,6 +28,8 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <numeric>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -48,6 +51,9 @@ struct FuzzCase {
   int64_t ldb = 0, ldc = 0;
   double alpha = 1, beta = 0;
   bool user_workspace = false;
+  // A as multiplied: itself, its rows permuted at random (sparsetc_matrix_permute_rows), or reordered
+  // by 1-SA (sparsetc_matrix_reorder); a multiply must answer in A's own row order either way.
+  enum class Rows { own, permuted, one_sa } rows = Rows::own;
 };
 
 std::string describe(const FuzzCase& c, int64_t nnz) {
@@ -58,7 +64,10 @@ std::string describe(const FuzzCase& c, int64_t nnz) {
     << computes[c.compute] << ", A " << describe(c.layout) << ", B "
     << (c.b_order == SPARSETC_ORDER_ROW ? "row" : "col") << " ld " << c.ldb << ", C "
     << (c.c_order == SPARSETC_ORDER_ROW ? "row" : "col") << " ld " << c.ldc << ", alpha " << c.alpha << " beta "
-    << c.beta << (c.user_workspace ? ", caller's workspace" : "");
+    << c.beta << (c.user_workspace ? ", caller's workspace" : "")
+    << (c.rows == FuzzCase::Rows::permuted ? ", A's rows permuted"
+        : c.rows == FuzzCase::Rows::one_sa ? ", A reordered by 1-SA"
+                                            : "");
   return s.str();
 }
 
@@ -92,6 +101,7 @@ FuzzCase draw_case(Draw& d) {
   c.alpha = d.pick({1.0, -1.5, 0.5, 0.0});
   c.beta = d.pick({0.0, 0.0, 1.0, -0.5});
   c.user_workspace = d.chance(0.5);
+  if (d.chance(0.15)) c.rows = d.chance(0.5) ? FuzzCase::Rows::permuted : FuzzCase::Rows::one_sa;
   return c;
 }
 
@@ -133,20 +143,34 @@ class FuzzRound {
     EXPECT_EQ(sparsetc_dense_create(h, &C_, c_.m, c_.n, c_.ldc, cd_->get(), c_.c_type, c_.c_order, memory),
               SPARSETC_STATUS_SUCCESS)
         << last_error(h);
+    if (c_.rows == FuzzCase::Rows::permuted) {
+      std::vector<int64_t> permutation(size_t(stored.rows));
+      std::iota(permutation.begin(), permutation.end(), int64_t(0));
+      std::shuffle(permutation.begin(), permutation.end(), d.engine());
+      EXPECT_EQ(sparsetc_matrix_permute_rows(h, a_.get(), permutation.data(), &reordered_), SPARSETC_STATUS_SUCCESS)
+          << last_error(h);
+    } else if (c_.rows == FuzzCase::Rows::one_sa) {
+      EXPECT_EQ(sparsetc_matrix_reorder(h, a_.get(), SPARSETC_REORDER_ONE_SA, nullptr, &reordered_),
+                SPARSETC_STATUS_SUCCESS)
+          << last_error(h);
+    }
   }
   ~FuzzRound() {
+    sparsetc_matrix_destroy(reordered_);
     sparsetc_dense_destroy(B_);
     sparsetc_dense_destroy(C_);
   }
 
-  bool ready() const { return a_.get() && B_ && C_; }
+  bool ready() const { return a_.get() && B_ && C_ && (c_.rows == FuzzCase::Rows::own || reordered_); }
+  bool reordered() const { return reordered_ != nullptr; }
 
   // Plans `alg`; on success executes with the matrix's current values and then with the other set
   // (through set_values), checking C after each. Returns the plan's status; `chosen` and `reason`
   // tell what ran.
   sparsetc_status_t run(sparsetc_spmm_alg_t alg, sparsetc_spmm_alg_t* chosen, std::string* reason, bool* correct) {
     sparsetc_spmm_plan_t plan = nullptr;
-    const sparsetc_status_t status = sparsetc_spmm_plan_create(h_, &plan, c_.op, a_.get(), B_, C_, c_.compute, alg);
+    sparsetc_matrix_t A = reordered_ ? reordered_ : a_.get();
+    const sparsetc_status_t status = sparsetc_spmm_plan_create(h_, &plan, c_.op, A, B_, C_, c_.compute, alg);
     if (status != SPARSETC_STATUS_SUCCESS) {
       *reason = last_error(h_);
       return status;
@@ -158,7 +182,8 @@ class FuzzRound {
     EXPECT_EQ(sparsetc_spmm_workspace_size(plan, &bytes), SPARSETC_STATUS_SUCCESS);
     std::unique_ptr<Buffer> workspace;
     if (c_.user_workspace && bytes > 0) workspace = std::make_unique<Buffer>(std::vector<uint8_t>(bytes), memory_);
-    for (int pass = 0; pass < 2 && !::testing::Test::HasFatalFailure(); ++pass) {
+    // (new values go to A itself: a reordered copy keeps the values it was made with)
+    for (int pass = 0; pass < (reordered_ ? 1 : 2) && !::testing::Test::HasFatalFailure(); ++pass) {
       SCOPED_TRACE(pass == 0 ? "first multiply" : "second multiply, after new values");
       if (pass == 1) a_.switch_values();
       cd_->upload(c_initial_);
@@ -241,6 +266,7 @@ class FuzzRound {
   FuzzCase c_;
   sparsetc_memory_t memory_;
   SparseOperand a_;
+  sparsetc_matrix_t reordered_ = nullptr;  // A with its rows permuted or reordered (FuzzCase::rows)
   std::vector<double> b_, c0_;
   std::vector<uint8_t> c_initial_;
   std::unique_ptr<Buffer> bd_, cd_;
@@ -282,7 +308,9 @@ void fuzz_spmm(sparsetc_handle_t h, sparsetc_memory_t memory, const std::vector<
         if (alg == SPARSETC_SPMM_ALG_AUTO) line = std::string(" AUTO ran ") + alg_name(chosen) + line;
         continue;
       }
-      const bool may_refuse = std::find(must_take.begin(), must_take.end(), alg) == must_take.end();
+      // On the device a row-reordered A is multiplied by the tensor-core path only (docs/api.md).
+      const bool may_refuse = std::find(must_take.begin(), must_take.end(), alg) == must_take.end() ||
+                              (r.reordered() && memory == SPARSETC_MEMORY_DEVICE);
       EXPECT_TRUE(may_refuse && status == SPARSETC_STATUS_NOT_SUPPORTED)
           << "status " << sparsetc_get_status_name(status) << ": " << reason;
       EXPECT_FALSE(reason.empty()) << "a refusal without a message";
