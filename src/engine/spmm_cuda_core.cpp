@@ -85,9 +85,9 @@ class CudaCoreSpmm final : public SpmmExecutor {
     require(problem.A->row_permutation.empty(), SPARSETC_STATUS_NOT_SUPPORTED, alg_name(alg),
             " SpMM does not multiply a row-reordered matrix");
     precision_ = choose_precision(problem, alg);
-    plan_copies();
     handle.activate();
     build();
+    plan_copies();  // after the first build: the CSR path's row order is known
   }
 
   size_t workspace_size() const override { return schedule_bytes() + round_up_256(b_copy_bytes_) + c_copy_bytes_; }
@@ -154,9 +154,11 @@ class CudaCoreSpmm final : public SpmmExecutor {
   // against cuSPARSE's best column-major variant, f32 / f16; docs/performance.md): the copy of B
   // took N = 32 from 1.22x / 1.17x to 2.07x / 2.00x and N = 128 from 0.62x / 0.65x to 1.67x /
   // 1.66x, and cost more than it saved at N = 8; the copy of C then took N = 128 to 2.04x / 2.09x
-  // and N = 512 from 1.22x / 1.32x to 2.26x / 2.53x, cost a fifth at N = 16 and 32, and at N = 64
-  // won on road networks and lost on most others (geomean 0.97x / 0.96x).
-  static constexpr int64_t kBCopyFromN = 16, kCCopyFromN = 128;
+  // and N = 512 from 1.22x / 1.32x to 2.26x / 2.53x, and cost a fifth at N = 16 and 32. At N = 64
+  // it lost on most matrices (geomean 0.97x / 0.96x) but won 1.06-1.58x on every one whose rows the
+  // kernel visits in reverse Cuthill-McKee order (their C rows, written in that order, scatter over
+  // the whole column-major C): there it starts at kCCopyFromNPermuted.
+  static constexpr int64_t kBCopyFromN = 16, kCCopyFromN = 128, kCCopyFromNPermuted = 64;
   void plan_copies() {
     if (b_stationary(alg_)) return;
     const sparsetc_dense_s &b = problem_.B, &c = problem_.C;
@@ -167,7 +169,9 @@ class CudaCoreSpmm final : public SpmmExecutor {
       b_copy_bytes_ = size_t(b.rows) * size_t(b_copy_ld_) * size_t(element);
       what = "B copied row-major first";
     }
-    if (c.order == SPARSETC_ORDER_COL && c.cols >= kCCopyFromN && c.rows > 0) {
+    const bool permuted_square = order_.size() > 0 && rows_.rows == rows_.cols;  // rows in RCM order
+    if (c.order == SPARSETC_ORDER_COL && c.rows > 0 &&
+        c.cols >= (permuted_square ? kCCopyFromNPermuted : kCCopyFromN)) {
       const int64_t element = int64_t(value_size(sums_type()));
       c_copy_ld_ = padded_to_16(c.cols, element);
       c_copy_bytes_ = size_t(c.rows) * size_t(c_copy_ld_) * size_t(element);
