@@ -2,25 +2,29 @@
 // structures of fuzz_support.hpp, sizes (odd, 1, sometimes 0), value type (f64, f32, f16, bf16),
 // compute type, each operand's format (CSR, CSC, COO in any order), index widths, base and
 // ownership, op(A) and op(B), and sometimes a drop tolerance, a small memory budget (the binned
-// path then works in row panels) or a tensor-core precision; then runs every device algorithm:
-// symbolic, numeric, and numeric again after new values of A (sparsetc_matrix_set_values), and
-// checks C's structure and values against the float64 reference over the inputs as the library
+// path then works in row panels), a tensor-core precision or A's rows permuted (C must come back in
+// A's own row order; the device refuses such an A in this version); then runs every device
+// algorithm: symbolic, numeric, and numeric again after new values of A (sparsetc_matrix_set_values),
+// and checks C's structure and values against the float64 reference over the inputs as the library
 // sees them.
 //
 // Structure: every product's (i, j) once, nothing else; entries within rounding of the drop
 // tolerance may go either way, and so may entries that cancel to zero where the algorithm removes
-// those (tSparse); where C's pattern follows the values, the second numeric makes a new C. Values: the accumulation's (2L + 8) unit roundoffs (L products; at least 1e-5
-// for fp32 accumulation) plus the tensor cores' input rounding, times sum |a b|.
+// those (tSparse); where C's pattern follows the values, the second numeric makes a new C. Values:
+// the accumulation's (2L + 8) unit roundoffs (L products; at least 1e-5 for fp32 accumulation) plus
+// the tensor cores' input rounding, times sum |a b|.
 //
-// AUTO must take every case; the others may refuse with NOT_SUPPORTED and a message (counted in the
-// summary). The same cases run in host memory on the CPU backend (AUTO and CPU), where no device is
-// needed. SPARSETC_FUZZ_ROUNDS sets the rounds (default 30 on the device, 20 on the host);
-// SPARSETC_TEST_SEED replays a run.
+// AUTO must take every case (but a permuted A on the device); the others may refuse with
+// NOT_SUPPORTED and a message (counted in the summary). The same cases run in host memory on the
+// CPU backend (AUTO and CPU), where no device is needed. SPARSETC_FUZZ_ROUNDS sets the rounds
+// (default 30 on the device, 20 on the host); SPARSETC_TEST_SEED replays a run.
 #include <algorithm>
 #include <climits>
 #include <cmath>
 #include <iostream>
 #include <map>
+#include <numeric>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -39,6 +43,7 @@ struct SpgemmCase {
   sparsetc_value_type_t type = SPARSETC_VALUE_F64;
   sparsetc_compute_type_t compute = SPARSETC_COMPUTE_DEFAULT;
   double drop = -1;
+  bool permuted_a = false;  // A's rows permuted (sparsetc_matrix_permute_rows): C in A's own row order
   size_t budget = 0;
   sparsetc_tc_precision_t tc = SPARSETC_TC_PRECISION_DEFAULT;
 };
@@ -54,6 +59,7 @@ std::string describe(const SpgemmCase& c, int64_t a_nnz, int64_t b_nnz) {
   if (c.drop >= 0) s << "; drop " << c.drop;
   if (c.budget) s << "; budget " << c.budget;
   if (c.tc) s << "; tensor cores " << tcs[c.tc];
+  if (c.permuted_a) s << "; A's rows permuted";
   return s.str();
 }
 
@@ -76,6 +82,7 @@ SpgemmCase draw_case(Draw& d) {
   c.b_layout = draw_layout(d);
   if (d.chance(0.15)) c.drop = d.pick({0.0, 0.05, 0.5});
   if (d.chance(0.15)) c.budget = size_t(d.pick<int64_t>({64 << 10, 256 << 10, 1 << 20}));
+  c.permuted_a = d.chance(0.1);
   if (d.chance(0.25)) {  // what cuSPARSE takes: CSR with 32-bit indices, one base, A and B as they are, no drop
     c.op_a = c.op_b = SPARSETC_OP_NON_TRANSPOSE;
     c.type = d.pick({SPARSETC_VALUE_F64, SPARSETC_VALUE_F32});
@@ -124,9 +131,19 @@ class SpgemmRound {
   // h multiplies operands in `memory`; cpu (a CPU-backend handle) reads C back.
   SpgemmRound(sparsetc_handle_t h, sparsetc_handle_t cpu, sparsetc_memory_t memory, const SpgemmCase& c,
               const Triplets& a, const Triplets& b, Draw& d)
-      : h_(h), cpu_(cpu), c_(c), a_(h, a, c.a_layout, c.type, memory, d), b_(h, b, c.b_layout, c.type, memory, d) {}
+      : h_(h), cpu_(cpu), c_(c), a_(h, a, c.a_layout, c.type, memory, d), b_(h, b, c.b_layout, c.type, memory, d) {
+    if (c.permuted_a) {
+      std::vector<int64_t> permutation(size_t(a.rows));
+      std::iota(permutation.begin(), permutation.end(), int64_t(0));
+      std::shuffle(permutation.begin(), permutation.end(), d.engine());
+      EXPECT_EQ(sparsetc_matrix_permute_rows(h, a_.get(), permutation.data(), &permuted_), SPARSETC_STATUS_SUCCESS)
+          << last_error(h);
+    }
+  }
+  ~SpgemmRound() { sparsetc_matrix_destroy(permuted_); }
 
-  bool ready() const { return a_.get() && b_.get(); }
+  bool ready() const { return a_.get() && b_.get() && (!c_.permuted_a || permuted_); }
+  bool permuted() const { return permuted_ != nullptr; }
 
   // Plans `alg` and runs symbolic, numeric, and numeric after new values of A, checking C after
   // each numeric. Returns the plan's status.
@@ -137,8 +154,8 @@ class SpgemmRound {
     options.memory_budget = c_.budget;
     options.tc_precision = c_.tc;
     sparsetc_spgemm_plan_t plan = nullptr;
-    const sparsetc_status_t status = sparsetc_spgemm_plan_create(h_, &plan, c_.op_a, a_.get(), c_.op_b, b_.get(),
-                                                                 c_.compute, alg, &options);
+    const sparsetc_status_t status = sparsetc_spgemm_plan_create(h_, &plan, c_.op_a, permuted_ ? permuted_ : a_.get(),
+                                                                 c_.op_b, b_.get(), c_.compute, alg, &options);
     if (status != SPARSETC_STATUS_SUCCESS) {
       *reason = last_error(h_);
       return status;
@@ -150,7 +167,8 @@ class SpgemmRound {
     const sparsetc_status_t symbolic = sparsetc_spgemm_symbolic(plan, &nnz);
     EXPECT_EQ(symbolic, SPARSETC_STATUS_SUCCESS) << last_error(h_);
     sparsetc_matrix_t C = nullptr;
-    for (int pass = 0; pass < 2 && symbolic == SPARSETC_STATUS_SUCCESS; ++pass) {
+    // (new values go to A itself: a permuted copy keeps the values it was made with)
+    for (int pass = 0; pass < (permuted_ ? 1 : 2) && symbolic == SPARSETC_STATUS_SUCCESS; ++pass) {
       SCOPED_TRACE(pass == 0 ? "first numeric" : "numeric after new values of A");
       if (pass == 1) {
         a_.switch_values();
@@ -262,6 +280,7 @@ class SpgemmRound {
   sparsetc_handle_t h_, cpu_;
   SpgemmCase c_;
   SparseOperand a_, b_;
+  sparsetc_matrix_t permuted_ = nullptr;  // A with its rows permuted (SpgemmCase::permuted_a)
 };
 
 // Products of op(A) op(B): the entries of op(A) in column l times those of op(B) in row l.
@@ -320,7 +339,10 @@ void fuzz_spgemm(sparsetc_handle_t h, sparsetc_handle_t cpu, sparsetc_memory_t m
       // tSparse asked for compute 64F with a tensor-core precision other than F64: a contradiction.
       const bool contradiction = alg == SPARSETC_SPGEMM_ALG_TSPARSE_TC && c.compute == SPARSETC_COMPUTE_64F &&
                                  c.tc != SPARSETC_TC_PRECISION_DEFAULT && c.tc != SPARSETC_TC_PRECISION_F64;
-      EXPECT_TRUE((alg != SPARSETC_SPGEMM_ALG_AUTO && status == SPARSETC_STATUS_NOT_SUPPORTED) ||
+      // A row-permuted device matrix is not multiplied on the device in this version (docs/api.md).
+      const bool permuted_on_device = r.permuted() && memory == SPARSETC_MEMORY_DEVICE;
+      EXPECT_TRUE(((alg != SPARSETC_SPGEMM_ALG_AUTO || permuted_on_device) &&
+                   status == SPARSETC_STATUS_NOT_SUPPORTED) ||
                   (contradiction && status == SPARSETC_STATUS_INVALID_VALUE))
           << "status " << sparsetc_get_status_name(status) << ": " << reason;
       EXPECT_FALSE(reason.empty()) << "a refusal without a message";
