@@ -160,19 +160,7 @@ sparsetc_status_t corrupt(Arrays& a, Fault fault, int64_t base, std::mt19937_64&
   }
 }
 
-// The arrays in the drawn index and value types.
-std::vector<uint8_t> as_indices(const std::vector<int64_t>& x, sparsetc_index_type_t type) {
-  std::vector<uint8_t> out(x.size() * (type == SPARSETC_INDEX_64 ? 8 : 4));
-  for (size_t i = 0; i < x.size(); ++i) {
-    if (type == SPARSETC_INDEX_64) {
-      std::memcpy(out.data() + 8 * i, &x[i], 8);
-    } else {
-      const int32_t v = int32_t(x[i]);
-      std::memcpy(out.data() + 4 * i, &v, 4);
-    }
-  }
-  return out;
-}
+// Values in the drawn value type (f64 or f32).
 std::vector<uint8_t> as_values(const std::vector<double>& x, sparsetc_value_type_t type) {
   std::vector<uint8_t> out(x.size() * (type == SPARSETC_VALUE_F64 ? 8 : 4));
   for (size_t i = 0; i < x.size(); ++i) {
@@ -195,8 +183,8 @@ struct Drawn {
 sparsetc_status_t create(sparsetc_handle_t h, const Arrays& a, const Drawn& t, bool null_indices,
                          sparsetc_matrix_t* m) {
   const std::vector<uint8_t> first =
-      as_indices(a.first, a.format == SPARSETC_FORMAT_COO ? t.indices : t.offsets);
-  const std::vector<uint8_t> second = as_indices(a.second, t.indices), values = as_values(a.values, t.type);
+      index_bytes(a.first, a.format == SPARSETC_FORMAT_COO ? t.indices : t.offsets);
+  const std::vector<uint8_t> second = index_bytes(a.second, t.indices), values = as_values(a.values, t.type);
   const void* indices = null_indices ? nullptr : second.data();
   const int64_t nnz = int64_t(a.second.size());
   const sparsetc_ownership_t ownership = SPARSETC_COPY;  // the arrays here live for this call only

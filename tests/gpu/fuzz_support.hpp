@@ -228,21 +228,21 @@ class SparseOperand {
     for (const auto& [rc, v] : t.entries) order_.push_back(rc);
     if (l.format == SPARSETC_FORMAT_CSC)
       std::stable_sort(order_.begin(), order_.end(), [](auto& x, auto& y) { return x.second < y.second; });
-    std::vector<uint8_t> first, second;
+    std::vector<int64_t> first, second;
     if (l.format == SPARSETC_FORMAT_COO) {
       std::shuffle(order_.begin(), order_.end(), d.engine());
       for (const auto& rc : order_) {
-        put_index(first, l.indices, rc.first + base);
-        put_index(second, l.indices, rc.second + base);
+        first.push_back(rc.first + base);
+        second.push_back(rc.second + base);
       }
     } else {
       const bool csr = l.format == SPARSETC_FORMAT_CSR;
       const int64_t lines = csr ? t.rows : t.cols;
-      std::vector<int64_t> counts(size_t(lines) + 1, 0);
-      for (const auto& rc : order_) counts[size_t(csr ? rc.first : rc.second) + 1]++;
-      for (int64_t i = 0; i < lines; ++i) counts[size_t(i) + 1] += counts[size_t(i)];
-      for (int64_t x : counts) put_index(first, l.offsets, x + base);
-      for (const auto& rc : order_) put_index(second, l.indices, (csr ? rc.second : rc.first) + base);
+      first.assign(size_t(lines) + 1, 0);
+      for (const auto& rc : order_) first[size_t(csr ? rc.first : rc.second) + 1]++;
+      for (int64_t i = 0; i < lines; ++i) first[size_t(i) + 1] += first[size_t(i)];
+      for (int64_t& x : first) x += base;
+      for (const auto& rc : order_) second.push_back((csr ? rc.second : rc.first) + base);
     }
     for (int set = 0; set < 2; ++set) {
       std::vector<double> v(order_.size());
@@ -251,8 +251,9 @@ class SparseOperand {
       values_[set] = unpack(bytes, type);
       stored_values_[set] = std::make_unique<Buffer>(bytes, memory);
     }
-    first_ = std::make_unique<Buffer>(first, memory);
-    second_ = std::make_unique<Buffer>(second, memory);
+    first_ = std::make_unique<Buffer>(
+        index_bytes(first, l.format == SPARSETC_FORMAT_COO ? l.indices : l.offsets), memory);
+    second_ = std::make_unique<Buffer>(index_bytes(second, l.indices), memory);
     const int64_t nnz = int64_t(order_.size());
     void* vals = nnz ? stored_values_[0]->get() : nullptr;
     sparsetc_status_t status = SPARSETC_STATUS_SUCCESS;
@@ -286,17 +287,6 @@ class SparseOperand {
   }
 
  private:
-  static void put_index(std::vector<uint8_t>& out, sparsetc_index_type_t type, int64_t value) {
-    if (type == SPARSETC_INDEX_32) {
-      const int32_t v = int32_t(value);
-      const uint8_t* p = reinterpret_cast<const uint8_t*>(&v);
-      out.insert(out.end(), p, p + 4);
-    } else {
-      const uint8_t* p = reinterpret_cast<const uint8_t*>(&value);
-      out.insert(out.end(), p, p + 8);
-    }
-  }
-
   sparsetc_handle_t h_;
   int64_t rows_, cols_;
   sparsetc_value_type_t type_;

@@ -17,7 +17,7 @@ using namespace sparsetc_test;
 
 namespace {
 
-size_t index_bytes(sparsetc_index_type_t t) { return t == SPARSETC_INDEX_64 ? 8 : 4; }
+size_t index_width(sparsetc_index_type_t t) { return t == SPARSETC_INDEX_64 ? 8 : 4; }
 
 // A host matrix's description and arrays, as bytes.
 struct HostArrays {
@@ -40,8 +40,8 @@ HostArrays read_host(sparsetc_matrix_t m) {
     if (bytes) std::memcpy(out.data(), p, bytes);
     return out;
   };
-  h.first = take(first, size_t(lines) * index_bytes(h.info.offset_type));
-  h.second = take(second, size_t(nnz) * index_bytes(h.info.index_type));
+  h.first = take(first, size_t(lines) * index_width(h.info.offset_type));
+  h.second = take(second, size_t(nnz) * index_width(h.info.index_type));
   h.values = take(values, size_t(nnz) * type_size(h.info.value_type));
   return h;
 }

@@ -8,36 +8,13 @@
 #include <limits>
 #include <random>
 
+#include "dense_values.hpp"
 #include "gpu_support.hpp"
 #include "test_support.hpp"
 
 using namespace sparsetc_test;
 
 namespace {
-
-std::vector<unsigned char> packed(const std::vector<int64_t>& x, sparsetc_index_type_t type) {
-  std::vector<unsigned char> out(x.size() * (type == SPARSETC_INDEX_64 ? 8 : 4));
-  for (size_t i = 0; i < x.size(); ++i) {
-    if (type == SPARSETC_INDEX_64) std::memcpy(&out[i * 8], &x[i], 8);
-    else {
-      const int32_t v = int32_t(x[i]);
-      std::memcpy(&out[i * 4], &v, 4);
-    }
-  }
-  return out;
-}
-
-std::vector<unsigned char> packed(const std::vector<double>& x, sparsetc_value_type_t type) {
-  std::vector<unsigned char> out(x.size() * (type == SPARSETC_VALUE_F64 ? 8 : 4));
-  for (size_t i = 0; i < x.size(); ++i) {
-    if (type == SPARSETC_VALUE_F64) std::memcpy(&out[i * 8], &x[i], 8);
-    else {
-      const float v = float(x[i]);
-      std::memcpy(&out[i * 4], &v, 4);
-    }
-  }
-  return out;
-}
 
 // A device CSR matrix (owning copy) of the triplets in the given types; `shuffle` permutes each
 // row's entries (unsorted CSR, accepted under SPARSETC_VALIDATE_ARGUMENTS).
@@ -56,8 +33,8 @@ sparsetc_matrix_t device_csr(sparsetc_handle_t h, const Triplets& t, sparsetc_in
       }
     }
   }
-  DeviceArray<unsigned char> rp(packed(a.row_ptr, offset_type)), ci(packed(a.col, index_type)),
-      v(packed(a.val, value_type));
+  DeviceArray<unsigned char> rp(index_bytes(a.row_ptr, offset_type)), ci(index_bytes(a.col, index_type)),
+      v(pack(a.val, value_type));
   sparsetc_matrix_t m = nullptr;
   EXPECT_EQ(sparsetc_matrix_create_csr(h, &m, t.rows, t.cols, int64_t(a.col.size()), rp.get(), ci.get(), v.get(),
                                        offset_type, index_type, base, value_type, SPARSETC_MEMORY_DEVICE,

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sparsetc/sparsetc_types.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <random>
@@ -84,6 +86,18 @@ CsrArrays<Offset, Index> to_csr(const Triplets& t, int base = 0) {
     a.val.push_back(v);
   }
   return a;
+}
+
+// Integers as the bytes of a sparsetc index type (int32 or int64): the index arrays a test hands
+// the C API in the type it names.
+inline std::vector<uint8_t> index_bytes(const std::vector<int64_t>& x, sparsetc_index_type_t type) {
+  const size_t width = type == SPARSETC_INDEX_64 ? 8 : 4;
+  std::vector<uint8_t> out(x.size() * width);
+  for (size_t i = 0; i < x.size(); ++i) {
+    const int32_t narrow = int32_t(x[i]);
+    std::memcpy(out.data() + width * i, width == 8 ? static_cast<const void*>(&x[i]) : &narrow, width);
+  }
+  return out;
 }
 
 // Dense row-major float64 product reference: C = alpha * A * B + beta * C0.
