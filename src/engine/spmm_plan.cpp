@@ -119,7 +119,8 @@ void plan_selected(sparsetc_handle_s& handle, sparsetc_spmm_plan_s& plan, std::s
   // SpmmPath::VbrCublas is never chosen while its slot is closed (spmm_select.cpp).
   plan.alg = SPARSETC_SPMM_ALG_CUSPARSE;
   plan.reason += str(" ", cusparse_algorithm_name(choice.cusparse_algorithm));
-  plan.executor = make_cusparse_spmm(handle, plan.problem, choice.cusparse_algorithm);
+  plan.executor =
+      with_unaligned_fallback(handle, plan.problem, make_cusparse_spmm(handle, plan.problem, choice.cusparse_algorithm));
 }
 
 sparsetc_compute_type_t resolve_compute(const SpmmProblem& p) {

@@ -43,6 +43,12 @@ std::unique_ptr<SpmmExecutor> make_cusparse_spmm(sparsetc_handle_s& handle, cons
 // multiplied as it is and row-major B and C with 16-byte aligned rows; elsewhere cuSPARSE runs its
 // default algorithm.
 std::string cusparse_csr_algorithms_refusal(const SpmmProblem& problem);
+// Whether they also take these B and C pointers at execution (16-byte aligned).
+bool cusparse_csr_algorithms_take(const void* B, const void* C);
+// AUTO's cuSPARSE executor, with calls whose B or C is not 16-byte aligned sent to the CSR kernel
+// (cuSPARSE would run its default algorithm: slower, and for an f16/bf16 C, summing in C's type).
+std::unique_ptr<SpmmExecutor> with_unaligned_fallback(sparsetc_handle_s& handle, const SpmmProblem& problem,
+                                                      std::unique_ptr<SpmmExecutor> cusparse);
 // Internal variant of the tiled DCSR path: A kept as CSC and each CTA's tile built from it on the
 // fly (the DCSR paper's near-memory conversion in software). Reached through make_cuda_core_spmm
 // (tests, benchmarks), not a public algorithm.

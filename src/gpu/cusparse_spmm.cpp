@@ -74,6 +74,8 @@ std::string cusparse_csr_algorithms_refusal(const SpmmProblem& p) {
   return "";
 }
 
+bool cusparse_csr_algorithms_take(const void* B, const void* C) { return aligned16(B) && aligned16(C); }
+
 namespace {
 
 // The algorithm: the selector's (engine/spmm_select.hpp: CSR_ALG3 or CSR_ALG2 by N, type and the
@@ -155,7 +157,7 @@ class CusparseSpmm final : public SpmmExecutor {
     const void* beta_p = f64 ? static_cast<const void*>(&beta_d) : &beta_f;
     cusparseHandle_t h = handle_.cusparse_context().on(handle_.stream);
     const cusparseSpMMAlg_t algorithm =
-        aligned16(B.values) && aligned16(C.values) ? algorithm_ : CUSPARSE_SPMM_ALG_DEFAULT;
+        cusparse_csr_algorithms_take(B.values, C.values) ? algorithm_ : CUSPARSE_SPMM_ALG_DEFAULT;
     if (algorithm == CUSPARSE_SPMM_CSR_ALG3) {
       // CSR_ALG3 analyses A's pattern in SpMM_preprocess and keeps the result in the buffer; without
       // it every call redoes that work (measured 1.3-2.5x slower at N = 128). The pattern is the

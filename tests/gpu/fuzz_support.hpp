@@ -170,6 +170,7 @@ class Buffer {
     if (memory == SPARSETC_MEMORY_DEVICE) device_ = std::make_unique<DeviceArray<uint8_t>>(bytes);
   }
   void* get() const { return device_ ? static_cast<void*>(device_->get()) : static_cast<void*>(host_.data()); }
+  void* at(int64_t byte) const { return static_cast<uint8_t*>(get()) + byte; }
   std::vector<uint8_t> download() const { return device_ ? device_->download() : host_; }
   // New contents of the same size, in place.
   void upload(const std::vector<uint8_t>& bytes) {

@@ -68,6 +68,42 @@ inline sparsetc_allocator_t poisoning_allocator() {
   return sparsetc_allocator_t{sizeof(sparsetc_allocator_t), nullptr, poison_allocate, poison_deallocate};
 }
 
+// A sparse matrix's entries on the host in row order: zero-based, float64, read through a host
+// copy (on `owner`, the handle that holds it) and the CPU backend's conversion to COO. `type` is
+// the value type the matrix stores; m and n its shape.
+struct Entries {
+  std::vector<int64_t> rows, cols;
+  std::vector<double> vals;
+  int64_t m = 0, n = 0;
+  sparsetc_value_type_t type = SPARSETC_VALUE_F32;
+};
+inline Entries read_entries(sparsetc_handle_t owner, sparsetc_handle_t cpu, sparsetc_matrix_t M) {
+  Entries e;
+  sparsetc_matrix_info_t info{};
+  info.struct_size = sizeof info;
+  EXPECT_EQ(sparsetc_matrix_get_info(M, &info), SPARSETC_STATUS_SUCCESS);
+  e.type = info.value_type;
+  e.m = info.rows;
+  e.n = info.cols;
+  sparsetc_matrix_t host = nullptr, coo = nullptr;
+  EXPECT_EQ(sparsetc_matrix_copy_to(owner, M, SPARSETC_MEMORY_HOST, &host), SPARSETC_STATUS_SUCCESS)
+      << last_error(owner);
+  EXPECT_EQ(sparsetc_matrix_convert(cpu, host, SPARSETC_FORMAT_COO, SPARSETC_INDEX_64, SPARSETC_INDEX_64,
+                                    SPARSETC_BASE_ZERO, SPARSETC_VALUE_F64, &coo),
+            SPARSETC_STATUS_SUCCESS)
+      << last_error(cpu);
+  void *r = nullptr, *c = nullptr, *v = nullptr;
+  if (coo && sparsetc_matrix_get_info(coo, &info) == SPARSETC_STATUS_SUCCESS &&
+      sparsetc_matrix_get_arrays(coo, &r, &c, &v) == SPARSETC_STATUS_SUCCESS && info.nnz > 0) {
+    e.rows.assign(static_cast<int64_t*>(r), static_cast<int64_t*>(r) + info.nnz);
+    e.cols.assign(static_cast<int64_t*>(c), static_cast<int64_t*>(c) + info.nnz);
+    e.vals.assign(static_cast<double*>(v), static_cast<double*>(v) + info.nnz);
+  }
+  sparsetc_matrix_destroy(host);
+  sparsetc_matrix_destroy(coo);
+  return e;
+}
+
 class GpuTest : public ::testing::Test {
  protected:
   void SetUp() override {

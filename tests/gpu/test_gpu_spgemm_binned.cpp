@@ -62,32 +62,6 @@ Triplets transposed(const Triplets& t) {
   return out;
 }
 
-// C's entries on the host, zero-based, float64.
-struct Entries {
-  std::vector<int64_t> rows, cols;
-  std::vector<double> vals;
-};
-Entries entries_of(sparsetc_handle_t gpu, sparsetc_handle_t cpu, sparsetc_matrix_t C) {
-  sparsetc_matrix_t host = nullptr, coo = nullptr;
-  Entries e;
-  EXPECT_EQ(sparsetc_matrix_copy_to(gpu, C, SPARSETC_MEMORY_HOST, &host), SPARSETC_STATUS_SUCCESS) << last_error(gpu);
-  EXPECT_EQ(sparsetc_matrix_convert(cpu, host, SPARSETC_FORMAT_COO, SPARSETC_INDEX_64, SPARSETC_INDEX_64,
-                                    SPARSETC_BASE_ZERO, SPARSETC_VALUE_F64, &coo),
-            SPARSETC_STATUS_SUCCESS)
-      << last_error(cpu);
-  sparsetc_matrix_info_t info{};
-  info.struct_size = sizeof info;
-  sparsetc_matrix_get_info(coo, &info);
-  void *r = nullptr, *c = nullptr, *v = nullptr;
-  sparsetc_matrix_get_arrays(coo, &r, &c, &v);
-  e.rows.assign(static_cast<int64_t*>(r), static_cast<int64_t*>(r) + info.nnz);
-  e.cols.assign(static_cast<int64_t*>(c), static_cast<int64_t*>(c) + info.nnz);
-  e.vals.assign(static_cast<double*>(v), static_cast<double*>(v) + info.nnz);
-  sparsetc_matrix_destroy(host);
-  sparsetc_matrix_destroy(coo);
-  return e;
-}
-
 // Same structure as the reference, values within (k + 2) eps (|A||B|)_ij.
 ::testing::AssertionResult matches(const Entries& got, const Triplets& want, const Triplets& bound, int64_t k,
                                    sparsetc_value_type_t type) {
@@ -166,7 +140,7 @@ TEST_F(BinnedSpgemmApi, MatchesReferenceForEveryIndexWidthBaseAndPrecision) {
           EXPECT_EQ(info.format, SPARSETC_FORMAT_CSR);
           EXPECT_EQ(info.base, base);
           EXPECT_EQ(info.value_type, type);
-          EXPECT_TRUE(matches(entries_of(gpu_, cpu_, C), want, reference_spgemm(absolute(ta), absolute(tb)), 173, type))
+          EXPECT_TRUE(matches(read_entries(gpu_, cpu_, C), want, reference_spgemm(absolute(ta), absolute(tb)), 173, type))
               << "offsets " << offsets << " indices " << indices << " base " << base << " type " << type;
           for (auto m : {A, B, C}) sparsetc_matrix_destroy(m);
         }
@@ -212,7 +186,7 @@ TEST_F(BinnedSpgemmApi, TransposedAndUnsortedOperands) {
   sparsetc_matrix_t C = multiply(A, SPARSETC_OP_TRANSPOSE, B, SPARSETC_OP_NON_TRANSPOSE);
   ASSERT_NE(C, nullptr);
   const Triplets at = transposed(ta);
-  EXPECT_TRUE(matches(entries_of(gpu_, cpu_, C), reference_spgemm(at, tb), reference_spgemm(absolute(at), absolute(tb)),
+  EXPECT_TRUE(matches(read_entries(gpu_, cpu_, C), reference_spgemm(at, tb), reference_spgemm(absolute(at), absolute(tb)),
                       97, SPARSETC_VALUE_F64));
   for (auto m : {A, B, C}) sparsetc_matrix_destroy(m);
 }
@@ -228,7 +202,7 @@ TEST_F(BinnedSpgemmApi, SquareProductsOfUnsortedRowsAndOfRepeatedColumns) {
                                    SPARSETC_VALUE_F64, fresh_seed());
   sparsetc_matrix_t C = multiply(A, SPARSETC_OP_NON_TRANSPOSE, A, SPARSETC_OP_NON_TRANSPOSE);
   ASSERT_NE(C, nullptr);
-  EXPECT_TRUE(matches(entries_of(gpu_, cpu_, C), want, bound, 150, SPARSETC_VALUE_F64));
+  EXPECT_TRUE(matches(read_entries(gpu_, cpu_, C), want, bound, 150, SPARSETC_VALUE_F64));
   sparsetc_matrix_destroy(C);
   sparsetc_matrix_destroy(A);
 
@@ -259,7 +233,7 @@ TEST_F(BinnedSpgemmApi, SquareProductsOfUnsortedRowsAndOfRepeatedColumns) {
                                              SPARSETC_VALUE_F64, SPARSETC_MEMORY_DEVICE, SPARSETC_BORROW));
   C = multiply(R, SPARSETC_OP_NON_TRANSPOSE, R, SPARSETC_OP_NON_TRANSPOSE);
   ASSERT_NE(C, nullptr);
-  EXPECT_TRUE(matches(entries_of(gpu_, cpu_, C), want, bound, 150, SPARSETC_VALUE_F64));
+  EXPECT_TRUE(matches(read_entries(gpu_, cpu_, C), want, bound, 150, SPARSETC_VALUE_F64));
   sparsetc_matrix_destroy(C);
   sparsetc_matrix_destroy(R);
 }
@@ -288,7 +262,7 @@ TEST_F(BinnedSpgemmApi, NumericReuseAfterNewValuesIsBitIdenticalToAFreshProduct)
   DeviceArray<double> values(arrays.val);
   ASSERT_OK(gpu_, sparsetc_matrix_set_values(gpu_, A, values.get()));
   ASSERT_OK(gpu_, sparsetc_spgemm_numeric(plan, &C));
-  EXPECT_TRUE(matches(entries_of(gpu_, cpu_, C), reference_spgemm(ta, tb),
+  EXPECT_TRUE(matches(read_entries(gpu_, cpu_, C), reference_spgemm(ta, tb),
                       reference_spgemm(absolute(ta), absolute(tb)), 300, SPARSETC_VALUE_F64));
   sparsetc_matrix_t fresh = multiply(A, SPARSETC_OP_NON_TRANSPOSE, B, SPARSETC_OP_NON_TRANSPOSE);
   EXPECT_EQ(value_bytes(C), value_bytes(fresh));
@@ -309,7 +283,7 @@ TEST_F(BinnedSpgemmApi, DropToleranceOnTheDevice) {
   options.drop_tolerance = -1;
   sparsetc_matrix_t kept = multiply(A, SPARSETC_OP_NON_TRANSPOSE, B, SPARSETC_OP_NON_TRANSPOSE, &options);
   const Triplets want = reference_spgemm(ta, tb);
-  EXPECT_TRUE(matches(entries_of(gpu_, cpu_, kept), want, reference_spgemm(absolute(ta), absolute(tb)), 200,
+  EXPECT_TRUE(matches(read_entries(gpu_, cpu_, kept), want, reference_spgemm(absolute(ta), absolute(tb)), 200,
                       SPARSETC_VALUE_F32));  // zeros kept
   options.drop_tolerance = 2.5;
   sparsetc_matrix_t dropped = multiply(A, SPARSETC_OP_NON_TRANSPOSE, B, SPARSETC_OP_NON_TRANSPOSE, &options);
@@ -317,7 +291,7 @@ TEST_F(BinnedSpgemmApi, DropToleranceOnTheDevice) {
   for (const auto& [rc, v] : want.entries)
     if (std::fabs(v) > 2.5) want_dropped.entries[rc] = v;
   ASSERT_LT(want_dropped.entries.size(), want.entries.size());
-  EXPECT_TRUE(matches(entries_of(gpu_, cpu_, dropped), want_dropped, reference_spgemm(absolute(ta), absolute(tb)), 200,
+  EXPECT_TRUE(matches(read_entries(gpu_, cpu_, dropped), want_dropped, reference_spgemm(absolute(ta), absolute(tb)), 200,
                       SPARSETC_VALUE_F32));
   for (auto m : {A, B, kept, dropped}) sparsetc_matrix_destroy(m);
 }
@@ -334,7 +308,7 @@ TEST_F(BinnedSpgemmApi, SmallMemoryBudgetGivesTheSameBits) {
   sparsetc_matrix_t panels = multiply(A, SPARSETC_OP_NON_TRANSPOSE, B, SPARSETC_OP_NON_TRANSPOSE, &options);
   ASSERT_NE(panels, nullptr);
   EXPECT_EQ(value_bytes(panels), value_bytes(whole));
-  EXPECT_TRUE(matches(entries_of(gpu_, cpu_, panels), reference_spgemm(ta, tb),
+  EXPECT_TRUE(matches(read_entries(gpu_, cpu_, panels), reference_spgemm(ta, tb),
                       reference_spgemm(absolute(ta), absolute(tb)), 500, SPARSETC_VALUE_F64));
   for (auto m : {A, B, whole, panels}) sparsetc_matrix_destroy(m);
 }
@@ -349,7 +323,7 @@ TEST_F(BinnedSpgemmApi, EveryOutputWrittenUnderPoisonedAllocations) {
     sparsetc_matrix_t B = device_csr(gpu_, tb, SPARSETC_INDEX_32, SPARSETC_INDEX_32, SPARSETC_BASE_ZERO, type);
     sparsetc_matrix_t C = multiply(A, SPARSETC_OP_NON_TRANSPOSE, B, SPARSETC_OP_NON_TRANSPOSE);
     ASSERT_NE(C, nullptr);
-    EXPECT_TRUE(matches(entries_of(gpu_, cpu_, C), reference_spgemm(ta, tb),
+    EXPECT_TRUE(matches(read_entries(gpu_, cpu_, C), reference_spgemm(ta, tb),
                         reference_spgemm(absolute(ta), absolute(tb)), 222, type));
     for (auto m : {A, B, C}) sparsetc_matrix_destroy(m);
   }

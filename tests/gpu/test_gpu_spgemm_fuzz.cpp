@@ -220,27 +220,13 @@ class SpgemmRound {
   }
 
   bool check(sparsetc_matrix_t C, sparsetc_spgemm_alg_t ran, int64_t symbolic_nnz) const {
-    sparsetc_matrix_t host = nullptr, coo = nullptr;
-    EXPECT_EQ(sparsetc_matrix_copy_to(h_, C, SPARSETC_MEMORY_HOST, &host), SPARSETC_STATUS_SUCCESS)
-        << last_error(h_);
-    EXPECT_EQ(sparsetc_matrix_convert(cpu_, host, SPARSETC_FORMAT_COO, SPARSETC_INDEX_64, SPARSETC_INDEX_64,
-                                      SPARSETC_BASE_ZERO, SPARSETC_VALUE_F64, &coo),
-              SPARSETC_STATUS_SUCCESS)
-        << last_error(cpu_);
-    sparsetc_matrix_info_t info{};
-    info.struct_size = sizeof info;
-    EXPECT_EQ(sparsetc_matrix_get_info(coo, &info), SPARSETC_STATUS_SUCCESS);
-    EXPECT_EQ(info.rows, c_.m);
-    EXPECT_EQ(info.cols, c_.n);
-    void *r = nullptr, *col = nullptr, *v = nullptr;
-    EXPECT_EQ(sparsetc_matrix_get_arrays(coo, &r, &col, &v), SPARSETC_STATUS_SUCCESS);
+    const Entries read = read_entries(h_, cpu_, C);
+    EXPECT_EQ(read.m, c_.m);
+    EXPECT_EQ(read.n, c_.n);
     std::map<std::pair<int64_t, int64_t>, double> got;
-    for (int64_t e = 0; e < info.nnz; ++e)
-      got[{static_cast<int64_t*>(r)[e], static_cast<int64_t*>(col)[e]}] = static_cast<double*>(v)[e];
-    EXPECT_EQ(int64_t(got.size()), info.nnz) << "repeated entries in C";
-    EXPECT_LE(info.nnz, symbolic_nnz) << "more entries than the symbolic count";
-    sparsetc_matrix_destroy(host);
-    sparsetc_matrix_destroy(coo);
+    for (size_t e = 0; e < read.rows.size(); ++e) got[{read.rows[e], read.cols[e]}] = read.vals[e];
+    EXPECT_EQ(got.size(), read.rows.size()) << "repeated entries in C";
+    EXPECT_LE(int64_t(read.rows.size()), symbolic_nnz) << "more entries than the symbolic count";
 
     const bool tsparse = ran == SPARSETC_SPGEMM_ALG_TSPARSE_TC;
     const bool drops = c_.drop >= 0;

@@ -35,12 +35,6 @@ Triplets without_zeros(Triplets t) {
   return t;
 }
 
-struct Entries {
-  std::vector<int64_t> rows, cols;
-  std::vector<double> vals;
-  sparsetc_value_type_t type = SPARSETC_VALUE_F32;
-};
-
 class TsparseSpgemmApi : public GpuTest {
  protected:
   // A device CSR matrix with 32- or 64-bit offsets, 32-bit indices, f32 or f64 values; f16/bf16
@@ -114,28 +108,7 @@ class TsparseSpgemmApi : public GpuTest {
     return C;
   }
 
-  Entries entries_of(sparsetc_matrix_t C) {
-    sparsetc_matrix_t host = nullptr, coo = nullptr;
-    Entries e;
-    sparsetc_matrix_info_t info{};
-    info.struct_size = sizeof info;
-    EXPECT_EQ(sparsetc_matrix_get_info(C, &info), SPARSETC_STATUS_SUCCESS);
-    e.type = info.value_type;
-    EXPECT_EQ(sparsetc_matrix_copy_to(gpu_, C, SPARSETC_MEMORY_HOST, &host), SPARSETC_STATUS_SUCCESS) << last_error(gpu_);
-    EXPECT_EQ(sparsetc_matrix_convert(cpu_, host, SPARSETC_FORMAT_COO, SPARSETC_INDEX_64, SPARSETC_INDEX_64,
-                                      SPARSETC_BASE_ZERO, SPARSETC_VALUE_F64, &coo),
-              SPARSETC_STATUS_SUCCESS)
-        << last_error(cpu_);
-    sparsetc_matrix_get_info(coo, &info);
-    void *r = nullptr, *c = nullptr, *v = nullptr;
-    sparsetc_matrix_get_arrays(coo, &r, &c, &v);
-    e.rows.assign(static_cast<int64_t*>(r), static_cast<int64_t*>(r) + info.nnz);
-    e.cols.assign(static_cast<int64_t*>(c), static_cast<int64_t*>(c) + info.nnz);
-    e.vals.assign(static_cast<double*>(v), static_cast<double*>(v) + info.nnz);
-    sparsetc_matrix_destroy(host);
-    sparsetc_matrix_destroy(coo);
-    return e;
-  }
+  Entries entries_of(sparsetc_matrix_t C) { return read_entries(gpu_, cpu_, C); }
 };
 
 // Relative error of a product of rounded inputs, and the accumulation's unit roundoff.

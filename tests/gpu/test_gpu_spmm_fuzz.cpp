@@ -8,7 +8,8 @@
 // (new values through sparsetc_matrix_set_values before the second run, A's own rows only), and
 // checks each element of C against the float64 reference over the inputs as the library sees them
 // (rounded to their storage types): NaN-poisoned C where beta = 0 (every element written), NaN
-// padding in B (nothing read past N or K) and a sentinel in C's padding (nothing written there).
+// padding in B (nothing read past N or K) and a sentinel in C's padding (nothing written there);
+// sometimes B and C start an element or three into their buffers, off 16-byte boundaries.
 //
 // Bound per element: the accumulation's (2L + 8) unit roundoffs (L entries in the output row; twice
 // the textbook gamma for tensor cores, which truncate) and at least 1e-5 for fp32 accumulation,
@@ -49,6 +50,9 @@ struct FuzzCase {
   SparseLayout layout;
   sparsetc_order_t b_order = SPARSETC_ORDER_ROW, c_order = SPARSETC_ORDER_ROW;
   int64_t ldb = 0, ldc = 0;
+  // B and C start this many elements into their buffers (an odd count leaves them off 16-byte
+  // boundaries, as a column slice of a larger matrix would).
+  int64_t b_shift = 0, c_shift = 0;
   double alpha = 1, beta = 0;
   bool user_workspace = false;
   // A as multiplied: itself, its rows permuted at random (sparsetc_matrix_permute_rows), or reordered
@@ -63,7 +67,9 @@ std::string describe(const FuzzCase& c, int64_t nnz) {
     << ", " << nnz << " entries) " << type_name(c.in) << "->" << type_name(c.c_type) << " compute "
     << computes[c.compute] << ", A " << describe(c.layout) << ", B "
     << (c.b_order == SPARSETC_ORDER_ROW ? "row" : "col") << " ld " << c.ldb << ", C "
-    << (c.c_order == SPARSETC_ORDER_ROW ? "row" : "col") << " ld " << c.ldc << ", alpha " << c.alpha << " beta "
+    << (c.c_order == SPARSETC_ORDER_ROW ? "row" : "col") << " ld " << c.ldc
+    << (c.b_shift || c.c_shift ? ", shifted by " + std::to_string(c.b_shift) + "/" + std::to_string(c.c_shift) : "")
+    << ", alpha " << c.alpha << " beta "
     << c.beta << (c.user_workspace ? ", caller's workspace" : "")
     << (c.rows == FuzzCase::Rows::permuted ? ", A's rows permuted"
         : c.rows == FuzzCase::Rows::one_sa ? ", A reordered by 1-SA"
@@ -113,6 +119,10 @@ void finish_case(Draw& d, FuzzCase& c, int64_t entries) {
   auto pad = [&] { return d.chance(0.5) ? int64_t(0) : d.pick<int64_t>({1, 3, 8, 13}); };
   c.ldb = std::max<int64_t>(1, (c.b_order == SPARSETC_ORDER_ROW ? c.n : c.k) + pad());
   c.ldc = std::max<int64_t>(1, (c.c_order == SPARSETC_ORDER_ROW ? c.n : c.m) + pad());
+  if (d.chance(0.2)) {
+    c.b_shift = d.pick<int64_t>({0, 1, 3});
+    c.c_shift = d.pick<int64_t>({0, 1, 3});
+  }
 }
 
 // Everything of one round on the device, and the check of C against the reference.
@@ -122,25 +132,30 @@ class FuzzRound {
       : h_(h), c_(c), memory_(memory), a_(h, stored, c.layout, c.in, memory, d) {
     // B with NaN padding; C with a sentinel in its padding, NaN where beta = 0 (it must not be read).
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    std::vector<double> b_store(size_t(c_.ldb * (c_.b_order == SPARSETC_ORDER_ROW ? c_.k : c_.n)), nan);
+    std::vector<double> b_store(size_t(c_.b_shift + c_.ldb * (c_.b_order == SPARSETC_ORDER_ROW ? c_.k : c_.n)), nan);
     b_.assign(size_t(c_.k * c_.n), 0.0);
     for (int64_t i = 0; i < c_.k; ++i)
-      for (int64_t j = 0; j < c_.n; ++j) b_store[at(c_.b_order, i, j, c_.ldb)] = d.value();
+      for (int64_t j = 0; j < c_.n; ++j) b_store[c_.b_shift + at(c_.b_order, i, j, c_.ldb)] = d.value();
     const std::vector<uint8_t> b_bytes = pack(b_store, c_.in);
     const std::vector<double> b_round = unpack(b_bytes, c_.in);
     for (int64_t i = 0; i < c_.k; ++i)
-      for (int64_t j = 0; j < c_.n; ++j) b_[size_t(i * c_.n + j)] = b_round[at(c_.b_order, i, j, c_.ldb)];
-    std::vector<double> c_store(size_t(c_.ldc * (c_.c_order == SPARSETC_ORDER_ROW ? c_.m : c_.n)), kSentinel);
+      for (int64_t j = 0; j < c_.n; ++j)
+        b_[size_t(i * c_.n + j)] = b_round[c_.b_shift + at(c_.b_order, i, j, c_.ldb)];
+    std::vector<double> c_store(size_t(c_.c_shift + c_.ldc * (c_.c_order == SPARSETC_ORDER_ROW ? c_.m : c_.n)),
+                                kSentinel);
     for (int64_t i = 0; i < c_.m; ++i)
-      for (int64_t j = 0; j < c_.n; ++j) c_store[at(c_.c_order, i, j, c_.ldc)] = c_.beta == 0 ? nan : d.value();
+      for (int64_t j = 0; j < c_.n; ++j)
+        c_store[c_.c_shift + at(c_.c_order, i, j, c_.ldc)] = c_.beta == 0 ? nan : d.value();
     c_initial_ = pack(c_store, c_.c_type);
     c0_ = unpack(c_initial_, c_.c_type);
     bd_ = std::make_unique<Buffer>(b_bytes, memory);
     cd_ = std::make_unique<Buffer>(c_initial_, memory);
-    EXPECT_EQ(sparsetc_dense_create(h, &B_, c_.k, c_.n, c_.ldb, bd_->get(), c_.in, c_.b_order, memory),
+    EXPECT_EQ(sparsetc_dense_create(h, &B_, c_.k, c_.n, c_.ldb, bd_->at(c_.b_shift * int64_t(type_size(c_.in))),
+                                    c_.in, c_.b_order, memory),
               SPARSETC_STATUS_SUCCESS)
         << last_error(h);
-    EXPECT_EQ(sparsetc_dense_create(h, &C_, c_.m, c_.n, c_.ldc, cd_->get(), c_.c_type, c_.c_order, memory),
+    EXPECT_EQ(sparsetc_dense_create(h, &C_, c_.m, c_.n, c_.ldc, cd_->at(c_.c_shift * int64_t(type_size(c_.c_type))),
+                                    c_.c_type, c_.c_order, memory),
               SPARSETC_STATUS_SUCCESS)
         << last_error(h);
     if (c_.rows == FuzzCase::Rows::permuted) {
@@ -238,12 +253,12 @@ class FuzzRound {
       if (!f64) accumulation = std::max(accumulation, 1e-5);
       for (int64_t j = 0; j < n && reported < 5; ++j) {
         const size_t k = size_t(i * n + j);
-        const double c0 = c_.beta != 0 ? c0_[at(c_.c_order, i, j, c_.ldc)] : 0.0;
+        const double c0 = c_.beta != 0 ? c0_[c_.c_shift + at(c_.c_order, i, j, c_.ldc)] : 0.0;
         const double want = c_.alpha * sum[k] + c_.beta * c0;
         const double s = std::fabs(c_.alpha) * scale[k] + std::fabs(c_.beta * c0);
         const double bound =
             (accumulation + inputs) * s + output_bound(c_.c_type) * std::fabs(want) + output_floor(c_.c_type);
-        const double g = got[at(c_.c_order, i, j, c_.ldc)];
+        const double g = got[c_.c_shift + at(c_.c_order, i, j, c_.ldc)];
         if (!std::isfinite(g) || std::fabs(g - want) > bound * 1.0001) {
           ADD_FAILURE() << "C(" << i << "," << j << ") = " << g << ", want " << want << " within " << bound
                         << (std::isfinite(g) ? "" : " (not written)");
@@ -252,9 +267,14 @@ class FuzzRound {
       }
     }
     const int64_t lines = c_.c_order == SPARSETC_ORDER_ROW ? m : n, inside = c_.c_order == SPARSETC_ORDER_ROW ? n : m;
+    for (int64_t p = 0; p < c_.c_shift && reported < 5; ++p)
+      if (got[size_t(p)] != kSentinel) {
+        ADD_FAILURE() << "written before C, at element " << p - c_.c_shift;
+        ++reported;
+      }
     for (int64_t o = 0; o < lines && reported < 5; ++o)
       for (int64_t p = inside; p < c_.ldc; ++p)
-        if (got[size_t(o * c_.ldc + p)] != kSentinel) {
+        if (got[size_t(c_.c_shift + o * c_.ldc + p)] != kSentinel) {
           ADD_FAILURE() << "C's padding written at line " << o << " offset " << p;
           ++reported;
           break;

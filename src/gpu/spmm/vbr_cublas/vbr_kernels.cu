@@ -1,6 +1,6 @@
 // Gather, pointer fill and scatter kernels of the VBR multiply (see vbr_kernels.hpp). All are
 // memory-bound copies: coalesced on both sides (the column-major gather transposes through shared
-// memory), 64-bit offsets throughout.
+// memory, column_major_rows.cuh), 64-bit offsets throughout.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "gpu/cuda_check.hpp"
+#include "gpu/spmm/column_major_rows.cuh"
 #include "gpu/spmm/vbr_cublas/vbr_kernels.hpp"
 
 namespace sparsetc::detail::vbr {
@@ -16,7 +17,6 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int64_t kMaxGridY = 65535;
-constexpr int64_t kMaxGridX = 2147483647;
 
 // B's row feeding gathered row r, or -1 past B's last row.
 __device__ __forceinline__ int64_t source_row(const int32_t* block_col, int64_t r, int64_t width, int64_t k) {
@@ -39,43 +39,12 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// Column-major B: 32 x 32 tiles through shared memory, read along B's columns (consecutive rows of
-// one column block) and written along the gathered rows.
-template <typename T>
-__global__ void __launch_bounds__(32 * 8)
-    gather_columns_kernel(const T* B, int64_t ldb, int64_t k, int64_t n, const int32_t* block_col, int64_t rows,
-                          int64_t width, T* out) {
-  __shared__ T tile[32][33];
-  const int tx = threadIdx.x, ty = threadIdx.y;
-  const int64_t r0 = int64_t(blockIdx.x) * 32;
-  for (int64_t c0 = int64_t(blockIdx.y) * 32; c0 < n; c0 += int64_t(gridDim.y) * 32) {
-    const int64_t r = r0 + tx;
-    const int64_t s = r < rows ? source_row(block_col, r, width, k) : -1;
-#pragma unroll
-    for (int j = 0; j < 32; j += 8) {
-      const int64_t c = c0 + ty + j;
-      tile[ty + j][tx] = (s >= 0 && c < n) ? B[s + c * ldb] : T{};
-    }
-    __syncthreads();
-#pragma unroll
-    for (int j = 0; j < 32; j += 8) {
-      const int64_t row = r0 + ty + j, c = c0 + tx;
-      if (row < rows && c < n) out[row * n + c] = tile[tx][ty + j];
-    }
-    __syncthreads();
-  }
-}
-
-template <typename T>
-void gather_columns(const void* B, int64_t ldb, int64_t k, int64_t n, const int32_t* block_col, int64_t rows,
-                    int64_t width, void* out, cudaStream_t stream) {
-  const int64_t tiles_r = (rows + 31) / 32, tiles_c = (n + 31) / 32;
-  require(tiles_r <= kMaxGridX, SPARSETC_STATUS_SIZE_OVERFLOW, "VBR gather: ", rows, " rows exceed one launch");
-  const dim3 grid(unsigned(tiles_r), unsigned(std::min(tiles_c, kMaxGridY)));
-  gather_columns_kernel<T><<<grid, dim3(32, 8), 0, stream>>>(static_cast<const T*>(B), ldb, k, n, block_col, rows,
-                                                              width, static_cast<T*>(out));
-  SPARSETC_CUDA_CHECK_LAUNCH();
-}
+// Column-major B's gathered rows (column_major_rows.cuh): row r is source_row(r), zeros past B.
+struct BlockColumnRows {
+  const int32_t* block_col;
+  int64_t width, k;
+  __device__ int64_t operator()(int64_t r) const { return source_row(block_col, r, width, k); }
+};
 
 template <typename Word>
 void gather_rows(const void* B, int64_t ldb_words, int64_t k, int64_t row_words, const int32_t* block_col,
@@ -177,10 +146,12 @@ void gather_block_rows(const void* B, sparsetc_order_t order, int64_t ldb, int64
   const int64_t rows = blocks * width;
   if (rows == 0 || n == 0) return;
   if (order == SPARSETC_ORDER_COL) {
+    const BlockColumnRows source{block_col, width, k};
+    constexpr const char* kWhat = "VBR gather";
     switch (element_bytes) {
-      case 2: return gather_columns<uint16_t>(B, ldb, k, n, block_col, rows, width, out, stream);
-      case 4: return gather_columns<uint32_t>(B, ldb, k, n, block_col, rows, width, out, stream);
-      default: return gather_columns<uint64_t>(B, ldb, k, n, block_col, rows, width, out, stream);
+      case 2: return copy_column_major_rows<uint16_t>(B, ldb, n, source, rows, out, n, stream, kWhat);
+      case 4: return copy_column_major_rows<uint32_t>(B, ldb, n, source, rows, out, n, stream, kWhat);
+      default: return copy_column_major_rows<uint64_t>(B, ldb, n, source, rows, out, n, stream, kWhat);
     }
   }
   const int64_t row_bytes = n * element_bytes, ld_bytes = ldb * element_bytes;
