@@ -29,13 +29,15 @@ __global__ void __launch_bounds__(kRowsTile* kRowsTileThreadRows)
   const int64_t s = r < rows ? source(r) : -1;
   for (int64_t c0 = int64_t(blockIdx.y) * kRowsTile; c0 < n; c0 += int64_t(gridDim.y) * kRowsTile) {
 #pragma unroll
-    for (int j = threadIdx.y; j < kRowsTile; j += kRowsTileThreadRows) {
+    for (int j0 = 0; j0 < kRowsTile; j0 += kRowsTileThreadRows) {  // a constant count: fully unrolled
+      const int j = j0 + int(threadIdx.y);
       const int64_t c = c0 + j;
       tile[j][threadIdx.x] = s >= 0 && c < n ? b[s + c * ldb] : T{};
     }
     __syncthreads();
 #pragma unroll
-    for (int j = threadIdx.y; j < kRowsTile; j += kRowsTileThreadRows) {
+    for (int j0 = 0; j0 < kRowsTile; j0 += kRowsTileThreadRows) {
+      const int j = j0 + int(threadIdx.y);
       const int64_t row = r0 + j, c = c0 + threadIdx.x;
       if (row < rows && c < n) out[row * ld_out + c] = tile[threadIdx.x][j];
     }

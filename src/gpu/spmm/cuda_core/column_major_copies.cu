@@ -29,12 +29,16 @@ __global__ void __launch_bounds__(kTile* kTileRows)
   __shared__ Acc tile[kTile][kTile + 1];
   const int64_t i0 = int64_t(blockIdx.x) * kTile;
   for (int64_t j0 = int64_t(blockIdx.y) * kTile; j0 < n; j0 += int64_t(gridDim.y) * kTile) {
-    for (int r = threadIdx.y; r < kTile; r += kTileRows) {
+#pragma unroll
+    for (int r0 = 0; r0 < kTile; r0 += kTileRows) {  // a constant count: fully unrolled
+      const int r = r0 + int(threadIdx.y);
       const int64_t row = i0 + r, col = j0 + threadIdx.x;
       if (row < m && col < n) tile[r][threadIdx.x] = t[row * ld_t + col];
     }
     __syncthreads();
-    for (int r = threadIdx.y; r < kTile; r += kTileRows) {
+#pragma unroll
+    for (int r0 = 0; r0 < kTile; r0 += kTileRows) {
+      const int r = r0 + int(threadIdx.y);
       const int64_t row = i0 + threadIdx.x, col = j0 + r;
       if (row < m && col < n) {
         Out* q = c + row + col * ldc;
