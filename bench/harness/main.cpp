@@ -60,9 +60,9 @@ void print_timing_method(std::FILE* out, const Options& o, size_t flush_bytes) {
                o.iters, o.warmup, o.min_iters, o.variant_budget_s);
   if (o.flush_l2) std::fprintf(out, "L2 evicted before every run (read of %.0f MB)\n", double(flush_bytes) / 1e6);
   else std::fprintf(out, "L2 NOT flushed (--no-flush: warm-cache numbers)\n");
-  if (o.dense_offset)
-    std::fprintf(out, "SpMM: B and C start %lld elements into their buffers (--dense-offset)\n",
-                 (long long)o.dense_offset);
+  if (o.b_offset || o.c_offset)
+    std::fprintf(out, "SpMM: B starts %lld and C %lld elements into their buffers (--dense-offset)\n",
+                 (long long)o.b_offset, (long long)o.c_offset);
   std::fprintf(out, "checks: SpMM %d sampled rows vs float64 host reference (f32 1e-4, f16/bf16/tf32 1e-2 of "
                     "sum|a||b|), outputs NaN-poisoned; SpGEMM nnz, structure, sampled rows\n",
                o.sample_rows);

@@ -23,8 +23,8 @@ const char* usage() {
          "  --suite LIST              spmm, spgemm, convert or all (default all)\n"
          "  --n LIST                  SpMM columns of B (default 8,32,128,512)\n"
          "  --layouts LIST            SpMM dense layouts: row,col (default both)\n"
-         "  --dense-offset E          SpMM: B and C start E elements into their buffers, off 16-byte\n"
-         "                            boundaries for odd E (default 0)\n"
+         "  --dense-offset E[,F]      SpMM: B starts E elements into its buffer and C F (default E),\n"
+         "                            off 16-byte boundaries where odd (default 0)\n"
          "  --spmm-types LIST         SpMM input types: f32,f16,bf16 (default all three)\n"
          "  --spgemm-types LIST       SpGEMM types: f32,f64 (default both)\n"
          "  --spgemm-modes LIST       malloc,pool: cuSPARSE buffers from cudaMalloc or a warm pool (default both)\n"
@@ -129,7 +129,17 @@ Options parse_options(int argc, char** argv) {
       }
       if (o.n_list.empty()) throw std::invalid_argument("--n needs at least one value");
     } else if (a == "--layouts") o.layouts = split(value(i));
-    else if (a == "--dense-offset") o.dense_offset = integer(i);
+    else if (a == "--dense-offset") {
+      const std::vector<std::string> parts = split(value(i));
+      if (parts.empty() || parts.size() > 2) throw std::invalid_argument("--dense-offset takes E or E,F");
+      size_t used = 0;
+      for (size_t p = 0; p < parts.size(); ++p) {
+        const int64_t v = std::stoll(parts[p], &used);
+        if (used != parts[p].size() || v < 0) throw std::invalid_argument("--dense-offset: bad value " + parts[p]);
+        (p == 0 ? o.b_offset : o.c_offset) = v;
+      }
+      if (parts.size() == 1) o.c_offset = o.b_offset;
+    }
     else if (a == "--spmm-types") o.spmm_types = split(value(i));
     else if (a == "--spgemm-types") o.spgemm_types = split(value(i));
     else if (a == "--spgemm-modes") o.spgemm_modes = split(value(i));
@@ -164,7 +174,6 @@ Options parse_options(int argc, char** argv) {
   o.spgemm = has("spgemm");
   o.convert = has("convert");
   require_subset(o.layouts, {"row", "col"}, "--layouts");
-  if (o.dense_offset < 0) throw std::invalid_argument("--dense-offset must be at least 0");
   require_subset(o.spmm_types, {"f32", "f16", "bf16"}, "--spmm-types");
   require_subset(o.spgemm_types, {"f32", "f64"}, "--spgemm-types");
   require_subset(o.spgemm_modes, {"malloc", "pool"}, "--spgemm-modes");

@@ -20,7 +20,7 @@ struct Options {
   bool spmm = true, spgemm = true, convert = true;
   std::vector<int64_t> n_list = {8, 32, 128, 512};
   std::vector<std::string> layouts = {"row", "col"};
-  int64_t dense_offset = 0;  // SpMM: B and C start this many elements into their buffers (alignment)
+  int64_t b_offset = 0, c_offset = 0;  // SpMM: B and C start this many elements into their buffers
   std::vector<std::string> spmm_types = {"f32", "f16", "bf16"};
   std::vector<std::string> spgemm_types = {"f32", "f64"};
   std::vector<std::string> spgemm_modes = {"malloc", "pool"};

@@ -103,7 +103,7 @@ struct SpmmOperands {
   uint64_t b_seed;
   std::map<std::pair<cudaDataType, bool>, DeviceBuffer> b;
   std::map<bool, DeviceBuffer> c;
-  int64_t offset;  // elements before B and C in their buffers (--dense-offset)
+  int64_t b_offset, c_offset;  // elements before B and C in their buffers (--dense-offset)
   std::map<cudaDataType, SpmmReference> refs;
   DeviceBuffer gathered, counter;
 
@@ -112,7 +112,8 @@ struct SpmmOperands {
         mat(matrix),
         n(columns),
         b_seed(context.options.seed * 7919 + 17),
-        offset(context.options.dense_offset) {
+        b_offset(context.options.b_offset),
+        c_offset(context.options.c_offset) {
     gathered = DeviceBuffer(std::max<size_t>(mat.rows.size(), 1) * size_t(n) * sizeof(float));
     counter = DeviceBuffer(sizeof(unsigned long long));
   }
@@ -124,17 +125,17 @@ struct SpmmOperands {
   // references. Done before any variant, so that no variant's setup time includes it.
   void prepare(const std::vector<cudaDataType>& types, const std::vector<bool>& layouts) {
     for (bool row : layouts) {
-      c.emplace(row, DeviceBuffer(c_bytes() + size_t(offset) * sizeof(float)));
+      c.emplace(row, DeviceBuffer(c_bytes() + size_t(c_offset) * sizeof(float)));
       for (cudaDataType t : types) {
-        b.emplace(std::make_pair(t, row), DeviceBuffer(size_t(mat.k_alloc + offset) * size_t(n) * type_size(t)));
+        b.emplace(std::make_pair(t, row), DeviceBuffer((size_t(mat.k_alloc) * size_t(n) + size_t(b_offset)) * type_size(t)));
         BENCH_CUDA(launch_fill_dense(B(t, row), mat.k_alloc, n, ldb(row), row, t, b_seed, ctx.stream));
       }
     }
     for (cudaDataType t : types) refs.emplace(t, spmm_reference(mat.a, mat.rounded(t), n, t, b_seed, mat.rows));
     BENCH_CUDA(cudaStreamSynchronize(ctx.stream));
   }
-  void* B(cudaDataType t, bool row) { return static_cast<char*>(b.at({t, row}).data()) + offset * type_size(t); }
-  float* C(bool row) { return c.at(row).as<float>() + offset; }
+  void* B(cudaDataType t, bool row) { return static_cast<char*>(b.at({t, row}).data()) + b_offset * type_size(t); }
+  float* C(bool row) { return c.at(row).as<float>() + c_offset; }
 
   CheckResult check(bool row, cudaDataType ref_type, double tol) {
     const int64_t count = int64_t(mat.rows.size());

@@ -125,14 +125,20 @@ class CudaCoreSpmm final : public SpmmExecutor {
     if (!workspace && workspace_size() > 0) workspace = own_workspace(&copies);
     char* const b_copy = copies ? static_cast<char*>(workspace) + schedule_bytes() : nullptr;
     char* const c_copy = copies ? b_copy + round_up_256(b_copy_bytes_) : nullptr;
-    if (copies && b_copy_bytes_) {
-      copy_b_row_major(B.values, B.ld, B.rows, B.cols, int(value_size(B.value_type)), b_copy, b_copy_ld_,
-                       handle_.stream);
+    const int b_element = int(value_size(B.value_type));
+    if (copies && b_copy_bytes_ &&
+        (B.order == SPARSETC_ORDER_COL || !dense_rows_aligned16(B.values, B.ld, size_t(b_element)))) {
+      if (B.order == SPARSETC_ORDER_COL)
+        copy_b_row_major(B.values, B.ld, B.rows, B.cols, b_element, b_copy, b_copy_ld_, handle_.stream);
+      else
+        copy_b_aligned(B.values, B.ld, B.rows, B.cols, b_element, b_copy, b_copy_ld_, handle_.stream);
       args.B = b_copy;
       args.b_order = SPARSETC_ORDER_ROW;
       args.ldb = b_copy_ld_;
     }
-    if (copies && c_copy_bytes_) {  // the kernel writes alpha * op(A) B in its sums' type, row-major
+    const bool copy_c = copies && c_copy_bytes_ &&
+                        (C.order == SPARSETC_ORDER_COL || !dense_rows_aligned16(C.values, C.ld, value_size(C.value_type)));
+    if (copy_c) {  // the kernel writes alpha * op(A) B in its sums' type, row-major
       args.C = c_copy;
       args.c_type = sums_type();
       args.c_order = SPARSETC_ORDER_ROW;
@@ -140,9 +146,9 @@ class CudaCoreSpmm final : public SpmmExecutor {
       args.beta = 0;
     }
     row_spmm(rows_, precision_, row_schedule_, args, workspace, handle_.stream);
-    if (copies && c_copy_bytes_)
-      add_c_column_major(c_copy, c_copy_ld_, precision_ == CorePrecision::f64, C.rows, C.cols, beta, C.values,
-                         C.value_type, C.ld, handle_.stream);
+    if (copy_c)
+      add_c(c_copy, c_copy_ld_, precision_ == CorePrecision::f64, C.rows, C.cols, beta, C.values, C.value_type,
+            C.order, C.ld, handle_.stream);
   }
 
  private:
@@ -159,26 +165,44 @@ class CudaCoreSpmm final : public SpmmExecutor {
   // kernel visits in reverse Cuthill-McKee order (their C rows, written in that order, scatter over
   // the whole column-major C): there it starts at kCCopyFromNPermuted.
   static constexpr int64_t kBCopyFromN = 16, kCCopyFromN = 128, kCCopyFromNPermuted = 64;
+  // Row-major B and C whose rows do not start on 16-byte boundaries (a column slice of a wider
+  // matrix, say) deny the lanes their vector loads and stores. Measured on the H200 against
+  // element-wise access (docs/performance.md, "Row-major B and C off 16-byte boundaries"): B is
+  // copied to aligned rows from N = 32 where A reads each row of B at least
+  // kUnalignedBCopyFromReuse times on average (a copy read once costs more than it saves: pds-50,
+  // 2 entries per column, 0.67x at N = 512 f32); C's sums go to aligned rows and are added in
+  // from N = 128 for half-precision inputs into an f32 C (f32 inputs lost 9-22% at every N, and
+  // an f16/bf16 C was not measured).
+  static constexpr int64_t kUnalignedBCopyFromN = 32, kUnalignedBCopyFromReuse = 4, kUnalignedCCopyFromN = 128;
   void plan_copies() {
     if (b_stationary(alg_)) return;
     const sparsetc_dense_s &b = problem_.B, &c = problem_.C;
     std::string what;
-    if (b.order == SPARSETC_ORDER_COL && b.cols >= kBCopyFromN && b.rows > 0) {
-      const int64_t element = int64_t(value_size(b.value_type));
-      b_copy_ld_ = padded_to_16(b.cols, element);
-      b_copy_bytes_ = size_t(b.rows) * size_t(b_copy_ld_) * size_t(element);
-      what = "B copied row-major first";
+    const int64_t b_element = int64_t(value_size(b.value_type));
+    const bool b_column_major = b.order == SPARSETC_ORDER_COL && b.cols >= kBCopyFromN;
+    const bool b_unaligned = b.order == SPARSETC_ORDER_ROW && b.cols >= kUnalignedBCopyFromN &&
+                             rows_.nnz >= kUnalignedBCopyFromReuse * b.rows &&
+                             !(problem_.b_rows_aligned && dense_rows_aligned16(nullptr, b.ld, size_t(b_element)));
+    if ((b_column_major || b_unaligned) && b.rows > 0) {
+      b_copy_ld_ = padded_to_16(b.cols, b_element);
+      b_copy_bytes_ = size_t(b.rows) * size_t(b_copy_ld_) * size_t(b_element);
+      what = b_column_major ? "column-major B copied row-major first" : "B copied to 16-byte aligned rows first";
     }
     const bool permuted_square = order_.size() > 0 && rows_.rows == rows_.cols;  // rows in RCM order
-    if (c.order == SPARSETC_ORDER_COL && c.rows > 0 &&
-        c.cols >= (permuted_square ? kCCopyFromNPermuted : kCCopyFromN)) {
+    const bool c_column_major =
+        c.order == SPARSETC_ORDER_COL && c.cols >= (permuted_square ? kCCopyFromNPermuted : kCCopyFromN);
+    const bool c_unaligned =
+        c.order == SPARSETC_ORDER_ROW && c.cols >= kUnalignedCCopyFromN && c.value_type == SPARSETC_VALUE_F32 &&
+        (precision_ == CorePrecision::f16 || precision_ == CorePrecision::bf16) &&
+        !(problem_.c_rows_aligned && dense_rows_aligned16(nullptr, c.ld, value_size(c.value_type)));
+    if ((c_column_major || c_unaligned) && c.rows > 0) {
       const int64_t element = int64_t(value_size(sums_type()));
       c_copy_ld_ = padded_to_16(c.cols, element);
       c_copy_bytes_ = size_t(c.rows) * size_t(c_copy_ld_) * size_t(element);
-      what += str(what.empty() ? "" : ", ", "C written row-major, then added in");
+      what += str(what.empty() ? "" : ", ", c_column_major ? "column-major C" : "C", " written row-major",
+                  c_column_major ? "" : " to 16-byte aligned rows", ", then added in");
     }
-    if (!what.empty())
-      copies_note_ = str("column-major ", what, " (", b_copy_bytes_ + c_copy_bytes_, " bytes of workspace)");
+    if (!what.empty()) copies_note_ = str(what, " (", b_copy_bytes_ + c_copy_bytes_, " bytes of workspace)");
   }
   static int64_t padded_to_16(int64_t columns, int64_t element) {
     const int64_t per_16 = 16 / element;
@@ -195,8 +219,7 @@ class CudaCoreSpmm final : public SpmmExecutor {
 
   // The plan's own workspace when the caller passes none, kept for the next executions (from the
   // handle's pool or allocator). Where memory for the copies is refused, the kernel reads and
-  // writes the column-major B and C as they are (*copies = false): the same sums in the same order,
-  // slower.
+  // writes B and C as they are (*copies = false): the same sums in the same order, slower.
   void* own_workspace(bool* copies) {
     if (own_workspace_.size() >= workspace_size()) return own_workspace_.data();
     if (*copies && !copies_refused_) {
@@ -205,8 +228,7 @@ class CudaCoreSpmm final : public SpmmExecutor {
         return own_workspace_.data();
       } catch (const Error& e) {
         if (e.status() != SPARSETC_STATUS_ALLOC_FAILED) throw;
-        SPARSETC_LOG(warn, "SpMM: no memory for row-major copies of B and C (", e.what(),
-                     "): read and written column-major");
+        SPARSETC_LOG(warn, "SpMM: no memory for the copies of B and C (", e.what(), "): used as they are");
         copies_refused_ = true;  // not asked again by this plan
       }
     }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -21,7 +22,15 @@ struct SpmmProblem {
   sparsetc_dense_s B;  // shape, type, layout (values ignored)
   sparsetc_dense_s C;
   sparsetc_compute_type_t compute = SPARSETC_COMPUTE_DEFAULT;  // resolved: never DEFAULT after planning
+  // Whether B's and C's rows started on 16-byte boundaries (pointer and leading dimension) when the
+  // plan was made: a plan keeps no pointers, but calls usually pass the buffers it was made with.
+  bool b_rows_aligned = true, c_rows_aligned = true;
 };
+
+// Rows of a dense operand at `values` that all start on 16-byte boundaries.
+inline bool dense_rows_aligned16(const void* values, int64_t ld, size_t element) {
+  return reinterpret_cast<uintptr_t>(values) % 16 == 0 && (uint64_t(ld) * element) % 16 == 0;
+}
 
 class SpmmExecutor {
  public:

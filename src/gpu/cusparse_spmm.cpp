@@ -70,7 +70,8 @@ std::string cusparse_csr_algorithms_refusal(const SpmmProblem& p) {
   if (p.A->layout.format != SPARSETC_FORMAT_CSR) return "A is not CSR";
   if (p.op != SPARSETC_OP_NON_TRANSPOSE) return "op(A) = A^T";
   if (p.B.order != SPARSETC_ORDER_ROW || p.C.order != SPARSETC_ORDER_ROW) return "B or C is column-major";
-  if (!rows_aligned(p.B) || !rows_aligned(p.C)) return "the rows of B or C are not 16-byte aligned";
+  if (!rows_aligned(p.B) || !rows_aligned(p.C) || !p.b_rows_aligned || !p.c_rows_aligned)
+    return "the rows of B or C are not 16-byte aligned";
   return "";
 }
 

@@ -142,17 +142,23 @@ RowSchedule make_row_schedule(const CoreRows& a, CorePrecision precision, int64_
 void row_spmm(const CoreRows& a, CorePrecision precision, RowSchedule& schedule, const CoreDenseArgs& args,
               void* workspace, cudaStream_t stream);
 
-// Column-major B and C for the row kernel, whose lanes read and write 16 bytes of a row at once
-// (in column-major storage, one element per 32-byte sector). No sync.
+// Copies of B and C for the row kernel, whose lanes read and write 16 bytes of a row at once (in
+// column-major storage, one element per 32-byte sector; in rows off 16-byte boundaries, element by
+// element). No sync.
 // B (k x n, leading dimension ldb, elements of element_bytes = 2, 4 or 8) copied row-major into
 // out (leading dimension ld_out >= n; columns past n are not written).
 void copy_b_row_major(const void* b, int64_t ldb, int64_t k, int64_t n, int element_bytes, void* out,
                       int64_t ld_out, cudaStream_t stream);
-// C (m x n, column-major, leading dimension ldc, of c_type) = t + beta * C, where t is the row
-// kernel's result alpha * op(A) B written row-major (leading dimension ld_t) in its sums' type
-// (double where double_sums, else float): one rounding to C's type. C is not read where beta = 0.
-void add_c_column_major(const void* t, int64_t ld_t, bool double_sums, int64_t m, int64_t n, double beta, void* c,
-                        sparsetc_value_type_t c_type, int64_t ldc, cudaStream_t stream);
+// A row-major B whose rows are not 16-byte aligned (pointer or leading dimension) copied row-major
+// into out, whose rows are (leading dimension ld_out >= n): the kernel's vector loads then apply.
+void copy_b_aligned(const void* b, int64_t ldb, int64_t k, int64_t n, int element_bytes, void* out, int64_t ld_out,
+                    cudaStream_t stream);
+// C (m x n, c_order, leading dimension ldc, of c_type) = t + beta * C, where t is the row kernel's
+// result alpha * op(A) B written row-major (leading dimension ld_t, 16-byte aligned rows) in its
+// sums' type (double where double_sums, else float): one rounding to C's type. C is not read where
+// beta = 0.
+void add_c(const void* t, int64_t ld_t, bool double_sums, int64_t m, int64_t n, double beta, void* c,
+           sparsetc_value_type_t c_type, sparsetc_order_t c_order, int64_t ldc, cudaStream_t stream);
 
 // ---- B-stationary: tiled DCSR.
 
