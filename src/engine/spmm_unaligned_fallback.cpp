@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/logging.hpp"
+#include "core/types.hpp"
 #include "engine/handle.hpp"
 #include "engine/spmm_plan.hpp"
 
@@ -26,8 +27,14 @@ class UnalignedFallback final : public SpmmExecutor {
     if (!cusparse_csr_algorithms_take(B.values, C.values) && !kernel_ && !kernel_refused_) {
       // Built at the first such call: most plans never see one.
       try {
-        kernel_ = make_cuda_core_spmm(handle_, problem_, SPARSETC_SPMM_ALG_CSR);
-        SPARSETC_LOG(debug, "SpMM plan: B or C not 16-byte aligned: the CSR kernel, not cuSPARSE's default");
+        // Planned for this call's B and C, so that the kernel's copies to aligned rows apply
+        // where they pay (the plan saw aligned ones).
+        SpmmProblem shifted = problem_;
+        shifted.b_rows_aligned = dense_rows_aligned16(B.values, B.ld, value_size(B.value_type));
+        shifted.c_rows_aligned = dense_rows_aligned16(C.values, C.ld, value_size(C.value_type));
+        kernel_ = make_cuda_core_spmm(handle_, shifted, SPARSETC_SPMM_ALG_CSR);
+        SPARSETC_LOG(debug, "SpMM plan: B or C not 16-byte aligned: the CSR kernel, not cuSPARSE's default (",
+                     kernel_->note(), ")");
       } catch (const Error& e) {
         if (e.status() != SPARSETC_STATUS_NOT_SUPPORTED) throw;
         kernel_refused_ = true;  // cuSPARSE's default, then
