@@ -126,8 +126,7 @@ class CudaCoreSpmm final : public SpmmExecutor {
     char* const b_copy = copies ? static_cast<char*>(workspace) + schedule_bytes() : nullptr;
     char* const c_copy = copies ? b_copy + round_up_256(b_copy_bytes_) : nullptr;
     const int b_element = int(value_size(B.value_type));
-    if (copies && b_copy_bytes_ &&
-        (B.order == SPARSETC_ORDER_COL || !dense_rows_aligned16(B.values, B.ld, size_t(b_element)))) {
+    if (copies && b_copy_bytes_ && (B.order == SPARSETC_ORDER_COL || !rows_aligned16(B))) {
       if (B.order == SPARSETC_ORDER_COL)
         copy_b_row_major(B.values, B.ld, B.rows, B.cols, b_element, b_copy, b_copy_ld_, handle_.stream);
       else
@@ -136,8 +135,7 @@ class CudaCoreSpmm final : public SpmmExecutor {
       args.b_order = SPARSETC_ORDER_ROW;
       args.ldb = b_copy_ld_;
     }
-    const bool copy_c = copies && c_copy_bytes_ &&
-                        (C.order == SPARSETC_ORDER_COL || !dense_rows_aligned16(C.values, C.ld, value_size(C.value_type)));
+    const bool copy_c = copies && c_copy_bytes_ && (C.order == SPARSETC_ORDER_COL || !rows_aligned16(C));
     if (copy_c) {  // the kernel writes alpha * op(A) B in its sums' type, row-major
       args.C = c_copy;
       args.c_type = sums_type();
@@ -180,9 +178,8 @@ class CudaCoreSpmm final : public SpmmExecutor {
     std::string what;
     const int64_t b_element = int64_t(value_size(b.value_type));
     const bool b_column_major = b.order == SPARSETC_ORDER_COL && b.cols >= kBCopyFromN;
-    const bool b_unaligned = b.order == SPARSETC_ORDER_ROW && b.cols >= kUnalignedBCopyFromN &&
-                             rows_.nnz >= kUnalignedBCopyFromReuse * b.rows &&
-                             !(problem_.b_rows_aligned && dense_rows_aligned16(nullptr, b.ld, size_t(b_element)));
+    const bool b_unaligned = b.order == SPARSETC_ORDER_ROW && !problem_.b_rows_aligned &&
+                             b.cols >= kUnalignedBCopyFromN && rows_.nnz >= kUnalignedBCopyFromReuse * b.rows;
     if ((b_column_major || b_unaligned) && b.rows > 0) {
       b_copy_ld_ = padded_to_16(b.cols, b_element);
       b_copy_bytes_ = size_t(b.rows) * size_t(b_copy_ld_) * size_t(b_element);
@@ -191,10 +188,9 @@ class CudaCoreSpmm final : public SpmmExecutor {
     const bool permuted_square = order_.size() > 0 && rows_.rows == rows_.cols;  // rows in RCM order
     const bool c_column_major =
         c.order == SPARSETC_ORDER_COL && c.cols >= (permuted_square ? kCCopyFromNPermuted : kCCopyFromN);
-    const bool c_unaligned =
-        c.order == SPARSETC_ORDER_ROW && c.cols >= kUnalignedCCopyFromN && c.value_type == SPARSETC_VALUE_F32 &&
-        (precision_ == CorePrecision::f16 || precision_ == CorePrecision::bf16) &&
-        !(problem_.c_rows_aligned && dense_rows_aligned16(nullptr, c.ld, value_size(c.value_type)));
+    const bool c_unaligned = c.order == SPARSETC_ORDER_ROW && !problem_.c_rows_aligned &&
+                             c.cols >= kUnalignedCCopyFromN && c.value_type == SPARSETC_VALUE_F32 &&
+                             (precision_ == CorePrecision::f16 || precision_ == CorePrecision::bf16);
     if ((c_column_major || c_unaligned) && c.rows > 0) {
       const int64_t element = int64_t(value_size(sums_type()));
       c_copy_ld_ = padded_to_16(c.cols, element);

@@ -150,8 +150,8 @@ std::unique_ptr<sparsetc_spmm_plan_s> make_spmm_plan(sparsetc_handle_s& handle, 
   plan->handle = &handle;
   plan->problem = SpmmProblem{op, &A, B, C, compute};
   if (is_valid_value_type(B.value_type) && is_valid_value_type(C.value_type)) {  // else check_problem says so
-    plan->problem.b_rows_aligned = dense_rows_aligned16(B.values, B.ld, value_size(B.value_type));
-    plan->problem.c_rows_aligned = dense_rows_aligned16(C.values, C.ld, value_size(C.value_type));
+    plan->problem.b_rows_aligned = rows_aligned16(B);
+    plan->problem.c_rows_aligned = rows_aligned16(C);
   }
   plan->problem.B.values = nullptr;
   plan->problem.C.values = nullptr;

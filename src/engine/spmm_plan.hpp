@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "core/types.hpp"
 #include "engine/dense.hpp"
 #include "engine/spmm_select.hpp"
 #include "sparsetc/sparsetc_types.h"
@@ -27,9 +28,12 @@ struct SpmmProblem {
   bool b_rows_aligned = true, c_rows_aligned = true;
 };
 
-// Rows of a dense operand at `values` that all start on 16-byte boundaries.
-inline bool dense_rows_aligned16(const void* values, int64_t ld, size_t element) {
-  return reinterpret_cast<uintptr_t>(values) % 16 == 0 && (uint64_t(ld) * element) % 16 == 0;
+// Whether every row of a row-major dense operand starts on a 16-byte boundary: its pointer (a
+// plan's operands have none) and its leading dimension in bytes. The row kernel's vector loads
+// and cuSPARSE's CSR_ALG2/ALG3 need it (with an odd leading dimension cuSPARSE 13 faults with a
+// misaligned address and breaks the context).
+inline bool rows_aligned16(const sparsetc_dense_s& d) {
+  return reinterpret_cast<uintptr_t>(d.values) % 16 == 0 && (uint64_t(d.ld) * value_size(d.value_type)) % 16 == 0;
 }
 
 class SpmmExecutor {
@@ -52,8 +56,8 @@ std::unique_ptr<SpmmExecutor> make_cusparse_spmm(sparsetc_handle_s& handle, cons
 // multiplied as it is and row-major B and C with 16-byte aligned rows; elsewhere cuSPARSE runs its
 // default algorithm.
 std::string cusparse_csr_algorithms_refusal(const SpmmProblem& problem);
-// Whether they also take these B and C pointers at execution (16-byte aligned).
-bool cusparse_csr_algorithms_take(const void* B, const void* C);
+// Whether they also take a call's B and C (rows 16-byte aligned, pointers included).
+bool cusparse_csr_algorithms_take(const sparsetc_dense_s& B, const sparsetc_dense_s& C);
 // AUTO's cuSPARSE executor, with calls whose B or C is not 16-byte aligned sent to the CSR kernel
 // (cuSPARSE would run its default algorithm: slower, and for an f16/bf16 C, summing in C's type).
 std::unique_ptr<SpmmExecutor> with_unaligned_fallback(sparsetc_handle_s& handle, const SpmmProblem& problem,

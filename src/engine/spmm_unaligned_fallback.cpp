@@ -7,7 +7,6 @@
 
 #include "core/error.hpp"
 #include "core/logging.hpp"
-#include "core/types.hpp"
 #include "engine/handle.hpp"
 #include "engine/spmm_plan.hpp"
 
@@ -24,14 +23,14 @@ class UnalignedFallback final : public SpmmExecutor {
 
   void execute(double alpha, const sparsetc_dense_s& B, double beta, const sparsetc_dense_s& C, void* workspace,
                size_t workspace_bytes) override {
-    if (!cusparse_csr_algorithms_take(B.values, C.values) && !kernel_ && !kernel_refused_) {
+    if (!cusparse_csr_algorithms_take(B, C) && !kernel_ && !kernel_refused_) {
       // Built at the first such call: most plans never see one.
       try {
         // Planned for this call's B and C, so that the kernel's copies to aligned rows apply
         // where they pay (the plan saw aligned ones).
         SpmmProblem shifted = problem_;
-        shifted.b_rows_aligned = dense_rows_aligned16(B.values, B.ld, value_size(B.value_type));
-        shifted.c_rows_aligned = dense_rows_aligned16(C.values, C.ld, value_size(C.value_type));
+        shifted.b_rows_aligned = rows_aligned16(B);
+        shifted.c_rows_aligned = rows_aligned16(C);
         kernel_ = make_cuda_core_spmm(handle_, shifted, SPARSETC_SPMM_ALG_CSR);
         SPARSETC_LOG(debug, "SpMM plan: B or C not 16-byte aligned: the CSR kernel, not cuSPARSE's default (",
                      kernel_->note(), ")");
@@ -40,7 +39,7 @@ class UnalignedFallback final : public SpmmExecutor {
         kernel_refused_ = true;  // cuSPARSE's default, then
       }
     }
-    if (!kernel_ || cusparse_csr_algorithms_take(B.values, C.values)) {
+    if (!kernel_ || cusparse_csr_algorithms_take(B, C)) {
       cusparse_->execute(alpha, B, beta, C, workspace, workspace_bytes);
       return;
     }
