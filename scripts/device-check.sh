@@ -32,7 +32,8 @@ if [ "${SPARSETC_SANITIZE:-1}" != 0 ] && command -v compute-sanitizer >/dev/null
   filter+=':CudaCoreSpmm.ShortRowModes:BinnedSpgemm.RectangularShapes:BinnedSpgemm.EmptyRowsAndEmptyMatrices'
   filter+=':TsparseSpgemm.OddRectangularShapes:TsparseSpgemm.CancelledEntriesAndEmptyTilesAreRemoved'
   filter+=':BinnedSpgemm.BlockDenseAccumulatorMatchesPaperKernelsFloat:BinnedSpgemm.RegisterSortMatchesHeapFloat'
-  filter+=':GpuLocalTranspose.SmallCaseForTheSanitizers:GpuConvert.InvalidArgumentsAreReportedLikeTheHost'
+  filter+=':GpuLocalTranspose.SmallCaseForTheSanitizers:GpuMirrorTranspose.SmallCasesForTheSanitizers'
+  filter+=':GpuConvert.InvalidArgumentsAreReportedLikeTheHost'
   filter+=':GpuConvert.TiledDcsrEveryWayOnSmallInputs:GpuConvertPoisoned.*:ColumnReuseGaps.MatchTheHostCount'
   filter+="${SPARSETC_SANITIZE_EXTRA:+:$SPARSETC_SANITIZE_EXTRA}"
   if timeout 300 compute-sanitizer --tool memcheck --error-exitcode 3 --print-limit 20 \

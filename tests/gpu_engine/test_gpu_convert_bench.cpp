@@ -1,7 +1,8 @@
 // Timings of the GPU conversions (not a correctness test): runs only with SPARSETC_BENCH=1 on a
 // device, e.g.
 //   SPARSETC_BENCH=1 ./sparsetc_gpu_engine_tests --gtest_filter='GpuConvertBench.*'
-// SPARSETC_BENCH_SPECS overrides the generator specs (comma separated, gen/generators.hpp syntax).
+// SPARSETC_BENCH_SPECS overrides the generator specs (comma separated, gen/generators.hpp syntax;
+// "sym:" before a spec symmetrises its structure).
 // Each line: the conversion, its median time over 7 runs (allocations from a warm stream-ordered
 // pool and read-back syncs included), the bandwidth floor (every input byte read once, every output
 // byte written once), the achieved fraction of SPARSETC_BENCH_PEAK GB/s (default 4300, a measured
@@ -62,6 +63,35 @@ double time_ms(cudaStream_t stream, const std::function<void()>& f, int runs = b
   return t[t.size() / 2];
 }
 
+// A spec, or "sym:" and a spec for the structure of A + A^T (an undirected graph from R-MAT, say),
+// A's values where it has the entry, A^T's elsewhere.
+sd::CsrMatrix<double> generate_spec(const std::string& spec) {
+  if (spec.rfind("sym:", 0) != 0) return sd::generate(spec, 42);
+  const sd::CsrMatrix<double> A = sd::generate(spec.substr(4), 42), T = sd::transpose(A);
+  sd::CsrMatrix<double> S;
+  S.rows = A.rows;
+  S.cols = A.cols;
+  S.row_ptr.assign(1, 0);
+  for (int64_t i = 0; i < A.rows; ++i) {
+    int64_t a = A.row_ptr[size_t(i)], t = T.row_ptr[size_t(i)];
+    const int64_t a_end = A.row_ptr[size_t(i + 1)], t_end = T.row_ptr[size_t(i + 1)];
+    while (a < a_end || t < t_end) {
+      const bool from_a = t == t_end || (a < a_end && A.col_idx[size_t(a)] <= T.col_idx[size_t(t)]);
+      const int64_t col = from_a ? A.col_idx[size_t(a)] : T.col_idx[size_t(t)];
+      S.col_idx.push_back(col);
+      S.values.push_back(from_a ? A.values[size_t(a)] : T.values[size_t(t)]);
+      if (from_a) {
+        ++a;
+        if (t < t_end && T.col_idx[size_t(t)] == col) ++t;
+      } else {
+        ++t;
+      }
+    }
+    S.row_ptr.push_back(int64_t(S.col_idx.size()));
+  }
+  return S;
+}
+
 // SPARSETC_BENCH_ONLY: comma-separated section names (csc, capi, bcsr, bitmap, dcsr, tiled, vbr,
 // permute, normalize, values) to time only those, e.g. under a profiler; all when unset.
 bool wanted(const char* section) {
@@ -116,7 +146,7 @@ TEST(GpuConvertBench, Timings) {
 
   for (const std::string& spec : specs) {
     const auto t0 = std::chrono::steady_clock::now();
-    const sd::CsrMatrix<double> A = sd::generate(spec, 42);
+    const sd::CsrMatrix<double> A = generate_spec(spec);
     const double gen_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const sd::DeviceCsr<double> d = sd::csr_to_device(A, ctx);
     const auto v = d.view();
@@ -148,11 +178,31 @@ TEST(GpuConvertBench, Timings) {
                            work.data());
       });
       const double ms = time_ms(stream, [&] { sd::gpu_csr_to_csc(v, ctx); });
-      report("csr_to_csc", ms, csr_bytes + 8 * (cols + 1) + 12 * nnz, cus);
-      // The other engines on the same input, for comparison: the radix sort (local transpose off)
-      // and the digit_sort.cuh passes.
+      bool took_mirror = false, took_local = false;
+      {
+        sd::gpuconv::TransposeOptions options;
+        options.took_mirror = &took_mirror;
+        options.took_local = &took_local;
+        sd::DeviceBuffer p, i, x;
+        sd::gpuconv::transpose_compressed(v.rows, v.cols, v.nnz, v.row_ptr, v.col_idx, v.values, p, i, x, ctx, options);
+      }
+      report(std::string("csr_to_csc (") + (took_mirror ? "mirror" : took_local ? "local" : "sort") + ")", ms,
+             csr_bytes + 8 * (cols + 1) + 12 * nnz, cus);
+      // The other engines on the same input, for comparison: the local transpose (mirror off), the
+      // radix sort (both off) and the digit_sort.cuh passes.
+      {
+        sd::gpuconv::TransposeOptions options;
+        options.mirror = false;
+        const double t = time_ms(stream, [&] {
+          sd::DeviceBuffer p, i, x;
+          sd::gpuconv::transpose_compressed(v.rows, v.cols, v.nnz, v.row_ptr, v.col_idx, v.values, p, i, x, ctx,
+                                            options);
+        });
+        report("  mirror off", t, csr_bytes + 8 * (cols + 1) + 12 * nnz, cus);
+      }
       for (int bits : {0, 11, 7}) {
         sd::gpuconv::TransposeOptions options;
+        options.mirror = false;
         options.local = false;
         options.digit_bits = bits;
         const double t = time_ms(stream, [&] {

@@ -129,18 +129,20 @@ inline MergePathTiles merge_path_tiles(const int64_t* row_ptr, int64_t rows, int
   return m;
 }
 
-// Visits every entry j of a CSR structure once with its row i: f(j, i). Each CTA takes kThreads *
-// ITEMS steps of the merge path of (row ends, entries), so long rows, empty rows and skew cost the
-// same per CTA: it reads its corners (merge_path_tiles), stages its row ends in shared memory,
-// lets each thread walk ITEMS steps there to record the row of each of the tile's entries, then
-// calls f with consecutive threads on consecutive entries (coalesced accesses in f).
-template <int ITEMS, typename F>
-__global__ void __launch_bounds__(kThreads)
-    entry_rows_kernel(const int64_t* __restrict__ row_ptr, int64_t rows, int64_t nnz,
-                      const int64_t* __restrict__ corners, F f) {
+// One CTA's tile of kThreads * ITEMS steps of the merge path of (row ends, entries), with the rows
+// of its entries: entry first_entry + e lies in row first_row + entry_row[e] (e < entries). The
+// rows first_row + r for r < rows_done end in the tile, at row_end[r]. Each thread walks ITEMS
+// steps over the row ends staged in shared memory. Ends with a CTA barrier.
+struct EntryTile {
+  int64_t first_entry, first_row;
+  int entries, rows_done;
+};
+
+template <int ITEMS>
+__device__ __forceinline__ EntryTile entry_tile(const int64_t* __restrict__ row_ptr, int64_t rows, int64_t nnz,
+                                                const int64_t* __restrict__ corners, int64_t* row_end,
+                                                int32_t* entry_row) {
   constexpr int kPath = kThreads * ITEMS;
-  __shared__ int64_t row_end[kPath + 1];
-  __shared__ int32_t entry_row[kPath];
   const int64_t total = rows + nnz;
   const int64_t d0 = int64_t(blockIdx.x) * kPath;
   const int64_t d1 = d0 + kPath < total ? d0 + kPath : total;
@@ -165,7 +167,22 @@ __global__ void __launch_bounds__(kThreads)
     }
   }
   __syncthreads();
-  for (int e = threadIdx.x; e < entries; e += kThreads) f(j0 + e, i0 + entry_row[e]);
+  return {j0, i0, int(entries), int(consumed)};
+}
+
+// Visits every entry j of a CSR structure once with its row i: f(j, i). Each CTA takes kThreads *
+// ITEMS steps of the merge path of (row ends, entries), so long rows, empty rows and skew cost the
+// same per CTA: it reads its corners (merge_path_tiles), finds the rows of its entries
+// (entry_tile), then calls f with consecutive threads on consecutive entries (coalesced accesses
+// in f).
+template <int ITEMS, typename F>
+__global__ void __launch_bounds__(kThreads)
+    entry_rows_kernel(const int64_t* __restrict__ row_ptr, int64_t rows, int64_t nnz,
+                      const int64_t* __restrict__ corners, F f) {
+  __shared__ int64_t row_end[kThreads * ITEMS + 1];
+  __shared__ int32_t entry_row[kThreads * ITEMS];
+  const EntryTile t = entry_tile<ITEMS>(row_ptr, rows, nnz, corners, row_end, entry_row);
+  for (int e = threadIdx.x; e < t.entries; e += kThreads) f(t.first_entry + e, t.first_row + entry_row[e]);
 }
 
 template <typename F>

@@ -18,12 +18,21 @@ struct LocalTransposeOptions {
   int tile_lists = 0;
 };
 
+// The mirror transpose (mirror_transpose.cuh): square structures of at least min_entries entries
+// over more than 2048 lists are probed for it.
+struct MirrorTransposeOptions {
+  int64_t min_entries = int64_t(1) << 16;
+};
+
 // How transpose_compressed goes about it (for tests and measurements). digit_bits: 0 picks the
 // sort by the inner dimension; 1..11 forces digit_sort.cuh's passes with digits of at most that
-// many bits. local = false never tries the local transpose; took_local, when given, is set to
-// whether it ran.
+// many bits. mirror = false never probes for the mirror transpose, local = false never tries the
+// local one; took_mirror and took_local, when given, are set to whether they ran.
 struct TransposeOptions {
   int digit_bits = 0;
+  bool mirror = true;
+  MirrorTransposeOptions mirror_options;
+  bool* took_mirror = nullptr;
   bool local = true;
   LocalTransposeOptions local_options;
   bool* took_local = nullptr;
@@ -31,9 +40,10 @@ struct TransposeOptions {
 
 // Transposes a compressed structure of `outer` lists over `inner` indices (CSR -> CSC, or CSC ->
 // CSR): out_ptr (int64, inner + 1), out_idx (int32, nnz), out_val (V, nnz), each output list sorted.
-// Requires outer and inner <= 2^31 - 1 and nnz <= 2^33 - 1. Deterministic. Where the local
-// transpose is tried, one synchronisation point (its count's verdict is read back; two where it
-// retries with narrower tiles); none otherwise.
+// Requires outer and inner <= 2^31 - 1 and nnz <= 2^33 - 1. Deterministic. Synchronisation points:
+// one for the mirror transpose's probe where it runs, one more where its pass runs, and one where
+// the local transpose is tried (its count's verdict; two where it retries with narrower tiles);
+// none for structures of 2048 lists or fewer, or too small for either.
 template <typename V>
 void transpose_compressed(int64_t outer, int64_t inner, int64_t nnz, const int64_t* ptr, const int32_t* idx,
                           const V* val, DeviceBuffer& out_ptr, DeviceBuffer& out_idx, DeviceBuffer& out_val,

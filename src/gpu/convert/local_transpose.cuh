@@ -308,6 +308,36 @@ __global__ void __launch_bounds__(kPullThreads, kPullCtas) pull_kernel(const Pul
 
 }  // namespace local_transpose
 
+namespace local_transpose {
+
+// log2 of the tiles' width: options.tile_lists, or the widest tiles whose mean count leaves a CTA
+// room for wider ranges.
+inline int tile_shift_for(int64_t nnz, int64_t inner, const LocalTransposeOptions& options) {
+  int tile_shift = 5;
+  if (options.tile_lists > 0) {
+    require(options.tile_lists >= kMinTileLists && options.tile_lists <= kMaxTileLists &&
+                (options.tile_lists & (options.tile_lists - 1)) == 0,
+            SPARSETC_STATUS_INVALID_VALUE, "local transpose: tile of ", options.tile_lists, " lists");
+    while ((1 << tile_shift) < options.tile_lists) ++tile_shift;
+  } else {
+    while ((2 << tile_shift) <= kMaxTileLists &&
+           double(2 << tile_shift) * double(nnz) / double(inner) <= kAutoFill * kCapacity)
+      ++tile_shift;
+  }
+  return tile_shift;
+}
+
+}  // namespace local_transpose
+
+// Whether the local transpose could take a structure with a list whose indices span `widest`
+// (last minus first): false where that list alone stops its count (it spans more than kMaxSpan
+// tiles past its first at the first tile width tried, and the retry only narrows them).
+inline bool local_transpose_admits_span(int64_t widest, int64_t nnz, int64_t inner,
+                                        const LocalTransposeOptions& options) {
+  using namespace local_transpose;
+  return widest < (int64_t(kMaxSpan) + 1) << tile_shift_for(nnz, inner, options);
+}
+
 // The transpose above, into out_ptr (inner + 1), out_idx and out_val (nnz each); false (nothing
 // written) when the structure is not local enough or too small (options.min_entries).
 template <typename O, typename W, typename PO>
@@ -318,17 +348,7 @@ bool transpose_local(int64_t outer, int64_t inner, int64_t nnz, const O* ptr, co
   // (a tile's entries are counted in 32 bits)
   if (nnz < std::max<int64_t>(options.min_entries, 1) || nnz > int64_t(kMaxInt32) || outer < 1 || inner < 1)
     return false;
-  int tile_shift = 5;
-  if (options.tile_lists > 0) {
-    require(options.tile_lists >= kMinTileLists && options.tile_lists <= kMaxTileLists &&
-                (options.tile_lists & (options.tile_lists - 1)) == 0,
-            SPARSETC_STATUS_INVALID_VALUE, "local transpose: tile of ", options.tile_lists, " lists");
-    while ((1 << tile_shift) < options.tile_lists) ++tile_shift;
-  } else {  // the widest tiles whose mean count leaves a CTA room for wider ranges
-    while ((2 << tile_shift) <= kMaxTileLists &&
-           double(2 << tile_shift) * double(nnz) / double(inner) <= kAutoFill * kCapacity)
-      ++tile_shift;
-  }
+  int tile_shift = tile_shift_for(nnz, inner, options);
   const int sms = current_device_sm_count();
   for (bool retried = false;; retried = true) {
     const int64_t tiles = (inner + (int64_t(1) << tile_shift) - 1) >> tile_shift;

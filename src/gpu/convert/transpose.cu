@@ -1,10 +1,12 @@
 // CSR <-> CSC on the device: the transpose of a compressed structure.
 //
 // Every output list comes out sorted by outer index, deterministically. Values move as raw words,
-// so any value type transposes exactly. Structures that stay within a narrow band take
-// local_transpose.cuh (a count, then one read and one write; one read-back of its verdict). The others
-// are sorted stably by inner index (no atomics on positions), by one of two sorts chosen by the
-// number of lists:
+// so any value type transposes exactly. Square structures are probed (one read-back); symmetric
+// ones whose mirror lists lie near take mirror_transpose.cuh (one pass that gathers each value from
+// its mirror entry; one read-back of its verdict) unless they are narrow bands, which take
+// local_transpose.cuh (a count, then one read and one write; one read-back of its verdict) as
+// other structures within a narrow band do. The others are sorted stably by inner index (no
+// atomics on positions), by one of two sorts chosen by the number of lists:
 //  - up to 2048 lists (11-bit keys): one pass of digit_sort.cuh, straight from the compressed
 //    arrays into the output lists; the pass counts each list's entries (one atomic per run of
 //    equal index in a staged tile) and out_ptr is the scan of those counts;
@@ -24,6 +26,7 @@
 #include "gpu/convert/convert_internal.hpp"
 #include "gpu/convert/digit_sort.cuh"
 #include "gpu/convert/local_transpose.cuh"
+#include "gpu/convert/mirror_transpose.cuh"
 #include "gpu/convert/gpu_convert.hpp"
 
 namespace sparsetc::detail {
@@ -87,6 +90,7 @@ void transpose_words(int64_t outer, int64_t inner, int64_t nnz, const O* ptr, co
                      int64_t in_base, PO* out_ptr, int32_t* out_idx, W* out_val, int64_t out_base,
                      const GpuContext& context, const TransposeOptions& options = {}) {
   const int engine_digit_bits = options.digit_bits;
+  if (options.took_mirror) *options.took_mirror = false;
   if (options.took_local) *options.took_local = false;
   require(outer <= kMaxInt32 && inner <= kMaxInt32, SPARSETC_STATUS_SIZE_OVERFLOW,
           "GPU transpose: dimensions ", outer, " x ", inner, " exceed int32 indices");
@@ -113,19 +117,44 @@ void transpose_words(int64_t outer, int64_t inner, int64_t nnz, const O* ptr, co
     }
     return;
   }
-  const bool local = options.local && transpose_local<O, W, PO>(outer, inner, nnz, ptr, idx, val, in_base, out_ptr,
-                                                                out_idx, out_val, out_base, context,
-                                                                options.local_options);
+  // The mirror pass and the sort's merge-path walk need zero-based int64 offsets.
+  DeviceBuffer converted;
+  const int64_t* row_ptr = nullptr;
+  auto zero_based_offsets = [&] {
+    if (row_ptr) return;
+    row_ptr = reinterpret_cast<const int64_t*>(ptr);
+    if (!std::is_same_v<O, int64_t> || in_base != 0) {
+      converted = buffer_of<int64_t>(outer + 1, context);
+      for_each_index(outer + 1, context, ZeroBasedOffsets<O>{ptr, in_base, converted.as<int64_t>()});
+      row_ptr = converted.as<const int64_t>();
+    }
+  };
+  // Square structures are probed first (one read-back): a symmetric one whose mirror lists lie
+  // near takes the mirror transpose, unless the local transpose could take it (narrow bands,
+  // where it is faster: 0.20 against 0.26 ms on band:1000000:6, H200); a list too wide for the
+  // local transpose spares its attempt (35-45 us of a refusal: the stencils, scattered matrices).
+  bool try_local = options.local, try_mirror = false;
+  StructureProbe probe;
+  if (options.mirror && outer == inner && nnz >= std::max<int64_t>(options.mirror_options.min_entries, 1)) {
+    zero_based_offsets();
+    probe = probe_structure(outer, nnz, row_ptr, idx, in_base, sizeof(W), context);
+    try_mirror = probe.symmetric && probe.near;
+    try_local = try_local && local_transpose_admits_span(probe.widest, nnz, inner, options.local_options);
+  }
+  auto mirror = [&] {
+    const bool mirrored = transpose_mirror<W, PO>(outer, nnz, row_ptr, idx, val, in_base, out_ptr, out_idx, out_val,
+                                                  out_base, probe, context);
+    if (options.took_mirror) *options.took_mirror = mirrored;
+    return mirrored;
+  };
+  if (try_mirror && !try_local && mirror()) return;
+  const bool local = try_local && transpose_local<O, W, PO>(outer, inner, nnz, ptr, idx, val, in_base, out_ptr,
+                                                            out_idx, out_val, out_base, context,
+                                                            options.local_options);
   if (options.took_local) *options.took_local = local;
   if (local) return;
-  // The merge-path walk needs zero-based int64 offsets.
-  DeviceBuffer converted;
-  const int64_t* row_ptr = reinterpret_cast<const int64_t*>(ptr);
-  if (!std::is_same_v<O, int64_t> || in_base != 0) {
-    converted = buffer_of<int64_t>(outer + 1, context);
-    for_each_index(outer + 1, context, ZeroBasedOffsets<O>{ptr, in_base, converted.as<int64_t>()});
-    row_ptr = converted.as<const int64_t>();
-  }
+  if (try_mirror && try_local && mirror()) return;  // the local transpose refused it
+  zero_based_offsets();
   DeviceBuffer carry = buffer_of<uint64_t>(nnz, context);
   for_each_entry_with_row(row_ptr, outer, nnz, context, Carry{carry.as<uint64_t>()});
   converted = DeviceBuffer();
