@@ -43,5 +43,15 @@ if [ "${SPARSETC_SANITIZE:-1}" != 0 ] && command -v compute-sanitizer >/dev/null
     echo "memcheck: FAILED (see memcheck.log)"; grep -E "ERROR SUMMARY|Invalid|FAILED" "$out/memcheck.log" | head -20
     rc=1
   fi
+  # Through the C API: B off 16-byte boundaries in buffers that end at its last element.
+  api_filter='GpuTest.UnalignedRowMajor*'
+  if timeout 300 compute-sanitizer --tool memcheck --error-exitcode 3 --print-limit 20 \
+      build/release/tests/sparsetc_gpu_tests --gtest_filter="$api_filter" >"$out/memcheck_api.log" 2>&1; then
+    echo "memcheck (C API): clean ($(grep -c '^\[       OK' "$out/memcheck_api.log") tests: $api_filter)"
+  else
+    echo "memcheck (C API): FAILED (see memcheck_api.log)"
+    grep -E "ERROR SUMMARY|Invalid|FAILED" "$out/memcheck_api.log" | head -20
+    rc=1
+  fi
 fi
 exit $rc

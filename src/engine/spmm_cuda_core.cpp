@@ -164,22 +164,29 @@ class CudaCoreSpmm final : public SpmmExecutor {
   // the whole column-major C): there it starts at kCCopyFromNPermuted.
   static constexpr int64_t kBCopyFromN = 16, kCCopyFromN = 128, kCCopyFromNPermuted = 64;
   // Row-major B and C whose rows do not start on 16-byte boundaries (a column slice of a wider
-  // matrix, say) deny the lanes their vector loads and stores. Measured on the H200 against
-  // element-wise access (docs/performance.md, "Row-major B and C off 16-byte boundaries"): B is
-  // copied to aligned rows from N = 32 where A reads each row of B at least
-  // kUnalignedBCopyFromReuse times on average (a copy read once costs more than it saves: pds-50,
-  // 2 entries per column, 0.67x at N = 512 f32); C's sums go to aligned rows and are added in
-  // from N = 128 for half-precision inputs into an f32 C (f32 inputs lost 9-22% at every N, and
-  // an f16/bf16 C was not measured).
+  // matrix, say) deny the lanes their vector loads and stores; the lanes read such rows element by
+  // element at constant offsets. Measured on the H200 against that (docs/performance.md, "Row-major
+  // B and C off 16-byte boundaries"): B is copied to aligned rows from N = 32 where A reads each
+  // row of B at least kUnalignedBCopyFromReuse times on average (a copy read once costs more than
+  // it saves: pds-50, 2 entries per column, 0.67x at N = 512 f32), and for f32 from N = 128 at
+  // least kUnalignedF32CopyFromReuse times (vt2010, delaunay_n16 and rail582, 4.8-7.2 a row, ran
+  // 0.77-0.84x with the copy at N = 128 and 512; the f16 copy moves half the bytes and won or tied
+  // on them). C's sums go to aligned rows and are added in from N = 128 for half-precision inputs
+  // into an f32 C (f32 inputs lost 9-22% at every N, and an f16/bf16 C was not measured).
   static constexpr int64_t kUnalignedBCopyFromN = 32, kUnalignedBCopyFromReuse = 4, kUnalignedCCopyFromN = 128;
+  static constexpr int64_t kUnalignedF32CopyFromN = 128, kUnalignedF32CopyFromReuse = 8;
+  bool copy_unaligned_b(const sparsetc_dense_s& b) const {
+    if (b.order != SPARSETC_ORDER_ROW || problem_.b_rows_aligned || b.cols < kUnalignedBCopyFromN) return false;
+    const bool f32_wide = b.value_type == SPARSETC_VALUE_F32 && b.cols >= kUnalignedF32CopyFromN;
+    return rows_.nnz >= (f32_wide ? kUnalignedF32CopyFromReuse : kUnalignedBCopyFromReuse) * b.rows;
+  }
   void plan_copies() {
     if (b_stationary(alg_)) return;
     const sparsetc_dense_s &b = problem_.B, &c = problem_.C;
     std::string what;
     const int64_t b_element = int64_t(value_size(b.value_type));
     const bool b_column_major = b.order == SPARSETC_ORDER_COL && b.cols >= kBCopyFromN;
-    const bool b_unaligned = b.order == SPARSETC_ORDER_ROW && !problem_.b_rows_aligned &&
-                             b.cols >= kUnalignedBCopyFromN && rows_.nnz >= kUnalignedBCopyFromReuse * b.rows;
+    const bool b_unaligned = copy_unaligned_b(b);
     if ((b_column_major || b_unaligned) && b.rows > 0) {
       b_copy_ld_ = padded_to_16(b.cols, b_element);
       b_copy_bytes_ = size_t(b.rows) * size_t(b_copy_ld_) * size_t(b_element);

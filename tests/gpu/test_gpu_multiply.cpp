@@ -5,6 +5,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "dense_values.hpp"
@@ -480,6 +481,161 @@ TEST_F(GpuTest, UnalignedRowMajorBAndCStayInPlaceWhereTheCopiesDoNotPay) {
     sparsetc_dense_destroy(C);
   }
   sparsetc_matrix_destroy(A);
+}
+
+// Row-major B whose rows do not start on the CSR kernel's vector boundary, where the plan takes no
+// copy (N below 32, or A reading B's rows under 4 times on average): the lanes whose columns lie
+// inside C read their rows element by element at constant offsets, the others check each column.
+// The products come out bit for bit those of an aligned B (the schedule depends on A and N only)
+// and within fp32 (f64: fp64) sums of the float64 reference; B's buffers end at its last element,
+// so a read past it shows under compute-sanitizer. Every precision; rows of one entry to a dense
+// one (the chunked long-row path), a medium row, empty rows (DCSR), N not a multiple of a lane's
+// columns; a shift of one element with ld = N (every row off by the same bytes) and of three with
+// ld = N + 1 (each row off by different bytes).
+TEST_F(GpuTest, UnalignedRowMajorBMatchesAlignedBitForBit) {
+  const int64_t m = 1500, k = 3000;
+  for (const sparsetc_value_type_t in :
+       {SPARSETC_VALUE_F32, SPARSETC_VALUE_F16, SPARSETC_VALUE_BF16, SPARSETC_VALUE_F64}) {
+    const bool f64 = in == SPARSETC_VALUE_F64;
+    const sparsetc_value_type_t out = f64 ? SPARSETC_VALUE_F64 : SPARSETC_VALUE_F32;
+    const auto rounded = [in](std::vector<double> x) { return unpack(pack(x, in), in); };
+    Triplets t = random_triplets(m, k, 0.0015, fresh_seed());  // 4.5 entries a row, ~1.9 a row of B
+    std::mt19937_64 rng(fresh_seed());
+    std::uniform_real_distribution<double> u(-1, 1);
+    for (int64_t j = 0; j < k; ++j) t.entries[{7, j}] = u(rng);            // a dense row: long-row chunks
+    for (int64_t j = 0; j < k; j += 11) t.entries[{m - 2, j}] = u(rng);  // 273 entries: a medium row
+    for (auto& entry : t.entries) entry.second = rounded({entry.second})[0];
+    const auto a = to_csr<int32_t, int32_t>(t);
+    ASSERT_LT(a.col.size(), size_t(4 * k)) << "A must read B's rows under 4 times: no copy of B";
+    int64_t longest = 0;
+    for (size_t r = 0; r + 1 < a.row_ptr.size(); ++r)
+      longest = std::max<int64_t>(longest, a.row_ptr[r + 1] - a.row_ptr[r]);
+    DeviceArray<int32_t> rp(a.row_ptr), ci(a.col);
+    DeviceArray<uint8_t> av(pack(a.val, in));
+    for (const int64_t n : {int64_t(8), int64_t(12), int64_t(16), int64_t(24), int64_t(40)}) {
+      std::vector<double> b(size_t(k * n));
+      for (double& x : b) x = u(rng);
+      b = rounded(b);
+      const std::vector<double> want = reference_spmm(t, b, n, 1.0, 0.0, {});
+      Triplets magnitudes = t;
+      for (auto& entry : magnitudes.entries) entry.second = std::fabs(entry.second);
+      std::vector<double> b_magnitudes(b.size());
+      for (size_t e = 0; e < b.size(); ++e) b_magnitudes[e] = std::fabs(b[e]);
+      const std::vector<double> scale = reference_spmm(magnitudes, b_magnitudes, n, 1.0, 0.0, {});
+      sparsetc_matrix_t A = nullptr;
+      ASSERT_OK(gpu_, sparsetc_matrix_create_csr(gpu_, &A, m, k, int64_t(a.col.size()), rp.get(), ci.get(), av.get(),
+                                                 SPARSETC_INDEX_32, SPARSETC_INDEX_32, SPARSETC_BASE_ZERO, in,
+                                                 SPARSETC_MEMORY_DEVICE, SPARSETC_BORROW));
+      const int64_t aligned_ld = (n + 7) / 8 * 8;  // 16-byte rows for every input type but f64's 8 columns
+      const int64_t f64_ld = (n + 1) / 2 * 2;
+      struct Placement {
+        int64_t offset, ld;
+      };
+      const std::vector<Placement> placements = {{0, f64 ? f64_ld : aligned_ld}, {1, n}, {3, n + 1}};
+      const size_t out_bytes = type_size(out);
+      DeviceArray<uint8_t> cd(std::vector<uint8_t>(size_t(m * n) * out_bytes, 0));
+      sparsetc_dense_t C = nullptr;
+      ASSERT_OK(gpu_, sparsetc_dense_create(gpu_, &C, m, n, n, cd.get(), out, SPARSETC_ORDER_ROW,
+                                            SPARSETC_MEMORY_DEVICE));
+      for (const sparsetc_spmm_alg_t alg : {SPARSETC_SPMM_ALG_CSR, SPARSETC_SPMM_ALG_DCSR}) {
+        std::vector<uint8_t> aligned_result;
+        for (const Placement& place : placements) {
+          SCOPED_TRACE("input type " + std::to_string(in) + ", N = " + std::to_string(n) + ", algorithm " +
+                       std::to_string(alg) + ", B at element " + std::to_string(place.offset) + " with ld " +
+                       std::to_string(place.ld));
+          // `offset` elements of filler, then B's elements from its first to its last: the
+          // allocation ends at B's last byte, so a read past it shows under compute-sanitizer.
+          std::vector<double> stored(size_t(place.offset + (k - 1) * place.ld + n),
+                                     std::numeric_limits<double>::quiet_NaN());
+          for (int64_t i = 0; i < k; ++i)
+            for (int64_t j = 0; j < n; ++j) stored[size_t(place.offset + i * place.ld + j)] = b[size_t(i * n + j)];
+          DeviceArray<uint8_t> bd(pack(stored, in));
+          const uint8_t* b_first = bd.get() + place.offset * int64_t(type_size(in));
+          sparsetc_dense_t B = nullptr;
+          ASSERT_OK(gpu_, sparsetc_dense_create(gpu_, &B, k, n, place.ld, const_cast<uint8_t*>(b_first), in,
+                                                SPARSETC_ORDER_ROW, SPARSETC_MEMORY_DEVICE));
+          sparsetc_spmm_plan_t plan = nullptr;
+          ASSERT_OK(gpu_, sparsetc_spmm_plan_create(gpu_, &plan, SPARSETC_OP_NON_TRANSPOSE, A, B, C,
+                                                    SPARSETC_COMPUTE_DEFAULT, alg));
+          char reason[1024] = {0};
+          sparsetc_spmm_alg_t ran = 0;
+          ASSERT_OK(gpu_, sparsetc_spmm_plan_get_alg(plan, &ran, reason, sizeof reason));
+          EXPECT_EQ(ran, alg) << reason;
+          EXPECT_EQ(std::string(reason).find("copied"), std::string::npos) << reason;
+          ASSERT_EQ(cudaMemset(cd.get(), 0xFF, size_t(m * n) * out_bytes), cudaSuccess);  // NaN
+          ASSERT_OK(gpu_, sparsetc_spmm_execute(plan, 1.0, B, 0.0, C, nullptr, 0));
+          ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
+          sparsetc_spmm_plan_destroy(plan);
+          sparsetc_dense_destroy(B);
+          const std::vector<uint8_t> got_bytes = cd.download();
+          if (place.offset == 0) {
+            aligned_result = got_bytes;
+            const std::vector<double> got = unpack(got_bytes, out);
+            const double unit = f64 ? std::ldexp(1.0, -53) : std::ldexp(1.0, -24);
+            int wrong = 0;
+            for (size_t e = 0; e < want.size() && wrong < 5; ++e) {
+              const double bound = double(2 * longest + 8) * unit * scale[e];
+              if (!(std::fabs(got[e] - want[e]) <= bound)) {
+                ADD_FAILURE() << "C[" << e << "] = " << got[e] << ", want " << want[e] << " within " << bound;
+                ++wrong;
+              }
+            }
+          } else {
+            size_t differ = 0, first = 0;
+            for (size_t e = 0; e < got_bytes.size(); ++e)
+              if (got_bytes[e] != aligned_result[e] && differ++ == 0) first = e / out_bytes;
+            EXPECT_EQ(differ, 0u) << "bytes differ from the aligned B's product, first at C[" << first << "]";
+          }
+        }
+      }
+      sparsetc_dense_destroy(C);
+      sparsetc_matrix_destroy(A);
+    }
+  }
+}
+
+// The copy of an unaligned B by input type and N: A reading each row of B about 6 times takes it
+// from N = 32 in f16 and in f32 below N = 128; f32 from N = 128 only from 8 times a row (the
+// element loads were faster there, docs/performance.md).
+TEST_F(GpuTest, UnalignedF32BIsCopiedFromNOf128OnlyWhereItsRowsAreReadEightTimes) {
+  const int64_t m = 6000, k = 1000, n = 128;
+  Triplets t;
+  t.rows = m;
+  t.cols = k;
+  std::mt19937_64 rng(fresh_seed());
+  for (int64_t i = 0; i < m; ++i) t.entries[{i, int64_t(rng() % uint64_t(k))}] = 1.0;  // 6 a row of B
+  const auto a = to_csr<int32_t, int32_t>(t);
+  ASSERT_GE(a.col.size(), size_t(4 * k));
+  ASSERT_LT(a.col.size(), size_t(8 * k));
+  DeviceArray<int32_t> rp(a.row_ptr), ci(a.col);
+  DeviceArray<uint8_t> av(std::vector<uint8_t>(a.col.size() * 4, 0)), bd(std::vector<uint8_t>(size_t(k * n + 1) * 4, 0)),
+      cd(std::vector<uint8_t>(size_t(m * n) * 4, 0));
+  for (const auto& [in, columns, copied] :
+       {std::tuple{SPARSETC_VALUE_F32, int64_t(64), true}, std::tuple{SPARSETC_VALUE_F32, n, false},
+        std::tuple{SPARSETC_VALUE_F16, n, true}, std::tuple{SPARSETC_VALUE_BF16, n, true}}) {
+    SCOPED_TRACE("input type " + std::to_string(in) + ", N = " + std::to_string(columns));
+    sparsetc_matrix_t A = nullptr;
+    sparsetc_dense_t B = nullptr, C = nullptr;
+    ASSERT_OK(gpu_, sparsetc_matrix_create_csr(gpu_, &A, m, k, int64_t(a.col.size()), rp.get(), ci.get(), av.get(),
+                                               SPARSETC_INDEX_32, SPARSETC_INDEX_32, SPARSETC_BASE_ZERO, in,
+                                               SPARSETC_MEMORY_DEVICE, SPARSETC_BORROW));
+    ASSERT_OK(gpu_, sparsetc_dense_create(gpu_, &B, k, columns, columns, bd.get() + type_size(in), in,
+                                          SPARSETC_ORDER_ROW, SPARSETC_MEMORY_DEVICE));
+    ASSERT_OK(gpu_, sparsetc_dense_create(gpu_, &C, m, columns, columns, cd.get(), SPARSETC_VALUE_F32,
+                                          SPARSETC_ORDER_ROW, SPARSETC_MEMORY_DEVICE));
+    sparsetc_spmm_plan_t plan = nullptr;
+    ASSERT_OK(gpu_, sparsetc_spmm_plan_create(gpu_, &plan, SPARSETC_OP_NON_TRANSPOSE, A, B, C,
+                                              SPARSETC_COMPUTE_DEFAULT, SPARSETC_SPMM_ALG_CSR));
+    char reason[1024] = {0};
+    sparsetc_spmm_alg_t ran = 0;
+    ASSERT_OK(gpu_, sparsetc_spmm_plan_get_alg(plan, &ran, reason, sizeof reason));
+    EXPECT_EQ(std::string(reason).find("B copied to 16-byte aligned rows first") != std::string::npos, copied)
+        << reason;
+    sparsetc_spmm_plan_destroy(plan);
+    sparsetc_dense_destroy(B);
+    sparsetc_dense_destroy(C);
+    sparsetc_matrix_destroy(A);
+  }
 }
 
 class GpuSpgemm : public GpuTest {};

@@ -39,6 +39,15 @@
 
 namespace sparsetc::detail::cudacore {
 
+// How a lane reads its pieces of a row of B (the kernel's template argument kB).
+enum BAccess : int {
+  kBElements = 0,     // element by element, each checked against C's last column: column-major B, or
+                      // a lane at the right edge of C
+  kBVectors = 1,      // one vector load a piece: row-major rows on the vector's boundary
+  kBRowElements = 2,  // row-major rows off it (a column slice of a wider B): element loads at
+                      // constant offsets from the row's address, no checks
+};
+
 template <typename Acc>
 struct RowParams {
   // A
@@ -70,7 +79,7 @@ struct RowParams {
   // dense: element (r, c) at X[r * x_rs + c * x_cs]
   const void* B = nullptr;
   int64_t b_rs = 0, b_cs = 0;
-  uint32_t b_row_bytes = 0;  // b_rs in bytes, for the vector path (row-major B, rows < 4 GB)
+  uint32_t b_row_bytes = 0;  // b_rs in bytes, for the row-major paths (rows < 4 GB)
   void* C = nullptr;
   int64_t c_rs = 0, c_cs = 0;
   bool c_vec = false;
@@ -134,13 +143,16 @@ __device__ __forceinline__ void load_batch(Batch<Acc, U>& batch, const int32_t* 
   }
 }
 
-// The lane's columns of one row of B: kPieces vector loads from b_row (column c0 of the row) when
-// kVector (row-major B, aligned, every column inside C), else element by element, zero outside C.
-template <bool kVector, typename Store, int V>
+// The lane's columns of one row of B (b_row: column c0 of the row), every column inside C unless
+// kB is kBElements:
+//  - kBVectors: kPieces vector loads;
+//  - kBRowElements: V element loads at constant offsets from b_row;
+//  - kBElements: element by element, zero outside C.
+template <int kB, typename Store, int V>
 __device__ __forceinline__ void load_b_row(Packet<Store, V>& out, const Store* b_row, int64_t b_cs,
                                            const LaneColumns<Store, V>& lc) {
   using Cols = LaneColumns<Store, V>;
-  if constexpr (kVector) {
+  if constexpr (kB == kBVectors) {
     constexpr int kWords = Packet<Store, Cols::kPiece>::kWords;
 #pragma unroll
     for (int j = 0; j < Cols::kPieces; ++j) {
@@ -148,6 +160,14 @@ __device__ __forceinline__ void load_b_row(Packet<Store, V>& out, const Store* b
       load_packet(piece, b_row + j * lc.stride);
 #pragma unroll
       for (int w = 0; w < kWords; ++w) out.w[j * kWords + w] = piece.w[w];
+    }
+  } else if constexpr (kB == kBRowElements) {
+    out.clear();
+#pragma unroll
+    for (int j = 0; j < Cols::kPieces; ++j) {
+      const Store* piece = b_row + j * lc.stride;
+#pragma unroll
+      for (int i = 0; i < Cols::kPiece; ++i) out.set_bits(j * Cols::kPiece + i, piece + i);
     }
   } else {
     out.clear();
@@ -157,12 +177,12 @@ __device__ __forceinline__ void load_b_row(Packet<Store, V>& out, const Store* b
   }
 }
 
-// Row `col` of B at column c0 (b_cols: column c0 of row 0). The vector path's row-major B has rows
-// of fewer than 2^32 bytes: one 32x32->64-bit multiply-add (the run function checks).
-template <bool kVector, typename Store, typename Acc>
+// Row `col` of B at column c0 (b_cols: column c0 of row 0). The row-major paths'
+// B has rows of fewer than 2^32 bytes: one 32x32->64-bit multiply-add (the run function checks).
+template <int kB, typename Store, typename Acc>
 __device__ __forceinline__ const Store* b_row_of(const Store* b_cols, int32_t col,
                                                  const RowParams<Acc>& p) {
-  if constexpr (kVector) {
+  if constexpr (kB != kBElements) {
     // One mad.wide.u32 (C++'s 64-bit form costs ptxas a second add of a zero high word).
     uint64_t address;
     asm("mad.wide.u32 %0, %1, %2, %3;"
@@ -177,14 +197,14 @@ __device__ __forceinline__ const Store* b_row_of(const Store* b_cols, int32_t co
 // acc += batch's values times their rows of B: all B loads first, kept as loaded (Packet) and
 // converted at the multiply. kGuard: some entries may be past the end (col -1, value 0); their
 // rows read as zero (B's own rows could hold Inf or NaN).
-template <bool kVector, bool kGuard, int V, int U, typename Store, typename Acc>
+template <int kB, bool kGuard, int V, int U, typename Store, typename Acc>
 __device__ __forceinline__ void multiply_batch(Acc (&acc)[V], const Batch<Acc, U>& batch, const Store* b_cols,
                                                const RowParams<Acc>& p, const LaneColumns<Store, V>& lc) {
   Packet<Store, V> b[U];
 #pragma unroll
   for (int u = 0; u < U; ++u) {
     if (!kGuard || batch.col[u] >= 0)
-      load_b_row<kVector>(b[u], b_row_of<kVector>(b_cols, batch.col[u], p), p.b_cs, lc);
+      load_b_row<kB>(b[u], b_row_of<kB>(b_cols, batch.col[u], p), p.b_cs, lc);
     else
       b[u].clear();
   }
@@ -199,7 +219,7 @@ __device__ __forceinline__ void multiply_batch(Acc (&acc)[V], const Batch<Acc, U
 // lanes_k * U consecutive entries together, each lane's at one address plus constants).
 // Software-pipelined: the next batch of A is loaded before this batch's rows of B; only the last
 // batch checks for entries past the end.
-template <CorePrecision P, bool kVector, int U, int V>
+template <CorePrecision P, int kB, int U, int V>
 __device__ __forceinline__ void accumulate_row(typename Precision<P>::Acc (&acc)[V],
                                                const RowParams<typename Precision<P>::Acc>& p, int64_t first,
                                                int64_t end, int ks, int lanes_k,
@@ -224,24 +244,24 @@ __device__ __forceinline__ void accumulate_row(typename Precision<P>::Acc (&acc)
     Batch<Acc, U> next;
     load_batch(next, cols, vals, left);
     if (whole) {
-      multiply_batch<kVector, false>(acc, batch, b_cols, p, lc);
+      multiply_batch<kB, false>(acc, batch, b_cols, p, lc);
       if (left <= 0) return;
     } else {
-      multiply_batch<kVector, true>(acc, batch, b_cols, p, lc);
+      multiply_batch<kB, true>(acc, batch, b_cols, p, lc);
       return;
     }
     batch = next;
   }
 }
 
-// As accumulate_row, with the vector loads when the lane may use them.
-template <CorePrecision P, bool kVecB, int U, int V>
+// As accumulate_row, with the row-major loads when the lane may use them.
+template <CorePrecision P, int kB, int U, int V>
 __device__ __forceinline__ void accumulate_lane(typename Precision<P>::Acc (&acc)[V],
                                                 const RowParams<typename Precision<P>::Acc>& p, int64_t first,
                                                 int64_t end, int ks, int lanes_k,
                                                 const LaneColumns<typename Precision<P>::Store, V>& lc) {
-  if (kVecB && lc.full()) accumulate_row<P, kVecB, U>(acc, p, first, end, ks, lanes_k, lc);
-  else accumulate_row<P, false, U>(acc, p, first, end, ks, lanes_k, lc);
+  if (kB != kBElements && lc.full()) accumulate_row<P, kB, U>(acc, p, first, end, ks, lanes_k, lc);
+  else accumulate_row<P, kBElements, U>(acc, p, first, end, ks, lanes_k, lc);
 }
 
 // C = alpha * acc + beta * C at the lane's columns of one row (c_row points at column c0).
@@ -264,7 +284,7 @@ __device__ __forceinline__ void write_lane(Out* c_row, int64_t c_cs, bool vector
 // their loads of A coalesce. The next step's A entries and the next unit's bounds (and row number)
 // are loaded before the current step's rows of B: about one memory latency per step is exposed.
 // Rows longer than row_limit are skipped (other warps own them); C is written as each row ends.
-template <CorePrecision P, bool kVector, bool kDcsr, int U, typename Out, int V>
+template <CorePrecision P, int kB, bool kDcsr, int U, typename Out, int V>
 __device__ __forceinline__ void stream_rows(const RowParams<typename Precision<P>::Acc>& p, int64_t u,
                                             int64_t u_end, int64_t stride,
                                             const LaneColumns<typename Precision<P>::Store, V>& lc, Out* C) {
@@ -311,7 +331,7 @@ __device__ __forceinline__ void stream_rows(const RowParams<typename Precision<P
     }
     Batch<Acc, U> next;
     load_batch(next, p.col_idx + ne, values + ne, nu < u_end ? int(min(nre - ne, int64_t(U))) : 0);
-    multiply_batch<kVector, true>(acc, batch, b_cols, p, lc);
+    multiply_batch<kB, true>(acc, batch, b_cols, p, lc);
     if (row_done) {
       if (own) write_lane(C + (kDcsr ? row : u) * p.c_rs + lc.c0 * p.c_cs, p.c_cs, p.c_vec, lc, acc, p.alpha, p.beta);
 #pragma unroll
@@ -342,7 +362,7 @@ template <CorePrecision P, int V>
 constexpr int kRowMinCtas = P == CorePrecision::f32 && V == 8 ? 5 : P == CorePrecision::f64 || V == 8 ? 6 : 8;
 
 // V: columns per lane (the schedule's tiling.vec; 2, 4 or 8). U: entries per lane and step.
-template <CorePrecision P, int V, int U, typename Out, bool kVecB, bool kDcsr>
+template <CorePrecision P, int V, int U, typename Out, int kB, bool kDcsr>
 __global__ void __launch_bounds__(kRowThreads, kRowMinCtas<P, V>)
     row_spmm_kernel(const RowParams<typename Precision<P>::Acc> p) {
   using Store = typename Precision<P>::Store;
@@ -375,7 +395,7 @@ __global__ void __launch_bounds__(kRowThreads, kRowMinCtas<P, V>)
     const int active = int(min(int64_t(kRowWarps), max(int64_t(1), (ce - cb + p.warp_share - 1) / p.warp_share)));
     const int64_t wb = cb + (ce - cb) * warp / active, we = cb + (ce - cb) * (warp + 1) / active;
     const int ks = lane >> ln_log;
-    if (lc.any() && warp < active) accumulate_lane<P, kVecB, U>(acc, p, wb, we, ks, 32 >> ln_log, lc);
+    if (lc.any() && warp < active) accumulate_lane<P, kB, U>(acc, p, wb, we, ks, 32 >> ln_log, lc);
     reduce_slices(acc, ln_log, 5);
     if (ks == 0) {
 #pragma unroll
@@ -436,7 +456,7 @@ __global__ void __launch_bounds__(kRowThreads, kRowMinCtas<P, V>)
     const int64_t unit = __ldg(p.medium_unit + w);
     const int ks = lane >> ln_log;
     if (lc.any())
-      accumulate_lane<P, kVecB, U>(acc, p, __ldg(p.row_ptr + unit), __ldg(p.row_ptr + unit + 1), ks, 32 >> ln_log, lc);
+      accumulate_lane<P, kB, U>(acc, p, __ldg(p.row_ptr + unit), __ldg(p.row_ptr + unit + 1), ks, 32 >> ln_log, lc);
     reduce_slices(acc, ln_log, 5);
     const int64_t row = kDcsr ? __ldg(p.row_idx + unit) : unit;
     if (ks == 0 && lc.any()) write_lane(C + row * p.c_rs + lc.c0 * p.c_cs, p.c_cs, p.c_vec, lc, acc, p.alpha, p.beta);
@@ -454,8 +474,8 @@ __global__ void __launch_bounds__(kRowThreads, kRowMinCtas<P, V>)
       const int64_t base = w * streams * p.rows_per_stream;
       const int64_t first = base + (lane >> ln_log), end = min(base + streams * p.rows_per_stream, p.units);
       if (first < end && lc.any()) {
-        if (kVecB && lc.full()) stream_rows<P, kVecB, kDcsr, U, Out, V>(p, first, end, streams, lc, C);
-        else stream_rows<P, false, kDcsr, U, Out, V>(p, first, end, streams, lc, C);
+        if (kB != kBElements && lc.full()) stream_rows<P, kB, kDcsr, U, Out, V>(p, first, end, streams, lc, C);
+        else stream_rows<P, kBElements, kDcsr, U, Out, V>(p, first, end, streams, lc, C);
       }
       return;
     }
@@ -468,7 +488,7 @@ __global__ void __launch_bounds__(kRowThreads, kRowMinCtas<P, V>)
       end = __ldg(p.row_ptr + unit + 1);
       active = end - begin <= p.row_limit;
     }
-    if (active && lc.any()) accumulate_lane<P, kVecB, U>(acc, p, begin, end, ks, 1 << p.lanes_k_log, lc);
+    if (active && lc.any()) accumulate_lane<P, kB, U>(acc, p, begin, end, ks, 1 << p.lanes_k_log, lc);
     reduce_slices(acc, ln_log, group_log);
     if (active && ks == 0 && lc.any()) {
       const int64_t row = kDcsr ? __ldg(p.row_idx + unit) : unit;
@@ -491,30 +511,36 @@ constexpr double kTileMajorBytes = 24.0 * 1024 * 1024;  // B larger than this: t
 inline bool aligned_to(const void* p, int64_t bytes) { return (reinterpret_cast<uintptr_t>(p) % uint64_t(bytes)) == 0; }
 inline bool aligned16(const void* p) { return aligned_to(p, 16); }
 
-template <CorePrecision P, int V, int U, typename Out>
-void launch_row_kernel(const RowParams<typename Precision<P>::Acc>& p, bool vector_b, int64_t ctas,
-                       cudaStream_t stream) {
-  const bool dcsr = p.row_idx != nullptr;
-  if (vector_b && dcsr) row_spmm_kernel<P, V, U, Out, true, true><<<unsigned(ctas), kRowThreads, 0, stream>>>(p);
-  else if (vector_b) row_spmm_kernel<P, V, U, Out, true, false><<<unsigned(ctas), kRowThreads, 0, stream>>>(p);
-  else if (dcsr) row_spmm_kernel<P, V, U, Out, false, true><<<unsigned(ctas), kRowThreads, 0, stream>>>(p);
-  else row_spmm_kernel<P, V, U, Out, false, false><<<unsigned(ctas), kRowThreads, 0, stream>>>(p);
+template <CorePrecision P, int V, int U, typename Out, int kB>
+void launch_row_kernel(const RowParams<typename Precision<P>::Acc>& p, int64_t ctas, cudaStream_t stream) {
+  if (p.row_idx != nullptr) row_spmm_kernel<P, V, U, Out, kB, true><<<unsigned(ctas), kRowThreads, 0, stream>>>(p);
+  else row_spmm_kernel<P, V, U, Out, kB, false><<<unsigned(ctas), kRowThreads, 0, stream>>>(p);
   SPARSETC_CUDA_CHECK_LAUNCH();
+}
+
+template <CorePrecision P, int V, int U, typename Out>
+void launch_row_kernel(const RowParams<typename Precision<P>::Acc>& p, BAccess b_access, int64_t ctas,
+                       cudaStream_t stream) {
+  switch (b_access) {
+    case kBVectors: return launch_row_kernel<P, V, U, Out, kBVectors>(p, ctas, stream);
+    case kBRowElements: return launch_row_kernel<P, V, U, Out, kBRowElements>(p, ctas, stream);
+    default: return launch_row_kernel<P, V, U, Out, kBElements>(p, ctas, stream);
+  }
 }
 
 // The instantiations, by columns per lane: f64 2 (16 bytes of B); f32 4 or 8 (16 or 32 bytes);
 // f16/bf16 4 or 8 (8 or 16 bytes). kUnroll entries per step.
 template <CorePrecision P, typename Out>
-void launch_row_kernel(const RowParams<typename Precision<P>::Acc>& p, int vec, bool vector_b, int64_t ctas,
+void launch_row_kernel(const RowParams<typename Precision<P>::Acc>& p, int vec, BAccess b_access, int64_t ctas,
                        cudaStream_t stream) {
   if constexpr (P == CorePrecision::f64) {
     require(vec == 2, SPARSETC_STATUS_INTERNAL_ERROR, "CUDA-core SpMM: no f64 kernel for ", vec, " columns per lane");
-    launch_row_kernel<P, 2, kUnroll, Out>(p, vector_b, ctas, stream);
+    launch_row_kernel<P, 2, kUnroll, Out>(p, b_access, ctas, stream);
   } else {
     require(vec == 4 || vec == 8, SPARSETC_STATUS_INTERNAL_ERROR, "CUDA-core SpMM: no kernel for ", vec,
             " columns per lane");
-    if (vec == 4) launch_row_kernel<P, 4, kUnroll, Out>(p, vector_b, ctas, stream);
-    else launch_row_kernel<P, 8, kUnroll, Out>(p, vector_b, ctas, stream);
+    if (vec == 4) launch_row_kernel<P, 4, kUnroll, Out>(p, b_access, ctas, stream);
+    else launch_row_kernel<P, 8, kUnroll, Out>(p, b_access, ctas, stream);
   }
 }
 
@@ -564,12 +590,13 @@ void run_row_spmm(const CoreRows& a, RowSchedule& s, const CoreDenseArgs& args, 
   p.alpha = Acc(args.alpha);
   p.beta = Acc(args.beta);
   // Vector loads of a lane's columns need B's rows aligned to the vector (16 bytes, or 8 for four
-  // half-precision columns); C's the same for its element type.
+  // half-precision columns); C's vector stores the same for its element type.
   const int64_t b_vector = std::min<int64_t>(16, int64_t(t.vec) * int64_t(sizeof(Store)));
   const int64_t b_row_bytes = args.ldb * int64_t(sizeof(Store));
-  const bool vector_b =
-      b_row && aligned_to(args.B, b_vector) && b_row_bytes % b_vector == 0 && b_row_bytes <= UINT32_MAX;
-  p.b_row_bytes = vector_b ? uint32_t(b_row_bytes) : 0;
+  BAccess b_access = kBElements;
+  if (b_row && b_row_bytes <= UINT32_MAX)
+    b_access = aligned_to(args.B, b_vector) && b_row_bytes % b_vector == 0 ? kBVectors : kBRowElements;
+  p.b_row_bytes = b_access != kBElements ? uint32_t(b_row_bytes) : 0;
   const int64_t c_bytes = core_value_bytes(P) == 2 && args.c_type != SPARSETC_VALUE_F32 ? 2 : int64_t(sizeof(Acc));
   const int64_t c_vector = std::min<int64_t>(16, int64_t(t.vec) * c_bytes);
   p.c_vec = c_row && aligned_to(args.C, c_vector) && (args.ldc * c_bytes) % c_vector == 0;
@@ -583,10 +610,10 @@ void run_row_spmm(const CoreRows& a, RowSchedule& s, const CoreDenseArgs& args, 
   const int64_t ctas = p.long_ctas + (warps + kRowWarps - 1) / kRowWarps;
   require(ctas <= 2147483647, SPARSETC_STATUS_SIZE_OVERFLOW, "CUDA-core SpMM: ", ctas, " CTAs exceed one launch");
   if (ctas == 0) return;
-  if constexpr (P == CorePrecision::f32) launch_row_kernel<P, float>(p, t.vec, vector_b, ctas, stream);
-  else if constexpr (P == CorePrecision::f64) launch_row_kernel<P, double>(p, t.vec, vector_b, ctas, stream);
-  else if (args.c_type == SPARSETC_VALUE_F32) launch_row_kernel<P, float>(p, t.vec, vector_b, ctas, stream);
-  else launch_row_kernel<P, Store>(p, t.vec, vector_b, ctas, stream);
+  if constexpr (P == CorePrecision::f32) launch_row_kernel<P, float>(p, t.vec, b_access, ctas, stream);
+  else if constexpr (P == CorePrecision::f64) launch_row_kernel<P, double>(p, t.vec, b_access, ctas, stream);
+  else if (args.c_type == SPARSETC_VALUE_F32) launch_row_kernel<P, float>(p, t.vec, b_access, ctas, stream);
+  else launch_row_kernel<P, Store>(p, t.vec, b_access, ctas, stream);
 }
 
 }  // namespace sparsetc::detail::cudacore
