@@ -189,6 +189,23 @@ struct DenseAt {
   int64_t ld, offset;  // leading dimension; elements before it in the buffer
 };
 
+// A plan of `alg` for C = A B (op(A) = A, the default compute type), which the caller destroys, and
+// its reason; *plan stays null where the plan is refused (a failure of the test).
+std::string plan_with_reason(sparsetc_handle_t h, sparsetc_spmm_plan_t* plan, sparsetc_matrix_t A, sparsetc_dense_t B,
+                             sparsetc_dense_t C, sparsetc_spmm_alg_t alg, sparsetc_spmm_alg_t* ran = nullptr) {
+  *plan = nullptr;
+  if (sparsetc_spmm_plan_create(h, plan, SPARSETC_OP_NON_TRANSPOSE, A, B, C, SPARSETC_COMPUTE_DEFAULT, alg) !=
+      SPARSETC_STATUS_SUCCESS) {
+    ADD_FAILURE() << "sparsetc_spmm_plan_create: " << last_error(h);
+    return {};
+  }
+  char reason[1024] = {0};
+  sparsetc_spmm_alg_t chosen = 0;
+  EXPECT_EQ(sparsetc_spmm_plan_get_alg(*plan, &chosen, reason, sizeof reason), SPARSETC_STATUS_SUCCESS);
+  if (ran) *ran = chosen;
+  return reason;
+}
+
 // The copies of B and C around the CSR/DCSR kernels against their absence. A (m x k, density
 // 0.004) and a random B in `in` (f32, or f16 with fp32 sums), an f32 C, beta = 0, through a plan
 // of each algorithm on the device handle and on one whose allocator refuses allocations as large
@@ -446,13 +463,10 @@ TEST_F(GpuTest, UnalignedRowMajorBAndCStayInPlaceWhereTheCopiesDoNotPay) {
     ASSERT_OK(gpu_, sparsetc_dense_create(gpu_, &C, m, columns, n, cd.get() + 1, SPARSETC_VALUE_F32,
                                           SPARSETC_ORDER_ROW, SPARSETC_MEMORY_DEVICE));
     sparsetc_spmm_plan_t plan = nullptr;
-    ASSERT_OK(gpu_, sparsetc_spmm_plan_create(gpu_, &plan, SPARSETC_OP_NON_TRANSPOSE, A, B, C,
-                                              SPARSETC_COMPUTE_DEFAULT, SPARSETC_SPMM_ALG_CSR));
-    char reason[1024] = {0};
-    sparsetc_spmm_alg_t ran = 0;
-    ASSERT_OK(gpu_, sparsetc_spmm_plan_get_alg(plan, &ran, reason, sizeof reason));
-    EXPECT_EQ(std::string(reason).find("copied"), std::string::npos) << reason;
-    EXPECT_EQ(std::string(reason).find("written row-major"), std::string::npos) << reason;
+    const std::string reason = plan_with_reason(gpu_, &plan, A, B, C, SPARSETC_SPMM_ALG_CSR);
+    ASSERT_NE(plan, nullptr);
+    EXPECT_EQ(reason.find("copied"), std::string::npos) << reason;
+    EXPECT_EQ(reason.find("written row-major"), std::string::npos) << reason;
     ASSERT_EQ(cudaMemset(cd.get(), 0xFF, size_t(m * n + 1) * sizeof(float)), cudaSuccess);
     ASSERT_OK(gpu_, sparsetc_spmm_execute(plan, 1.0, B, 0.0, C, nullptr, 0));
     ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
@@ -555,13 +569,11 @@ TEST_F(GpuTest, UnalignedRowMajorBMatchesAlignedBitForBit) {
           ASSERT_OK(gpu_, sparsetc_dense_create(gpu_, &B, k, n, place.ld, const_cast<uint8_t*>(b_first), in,
                                                 SPARSETC_ORDER_ROW, SPARSETC_MEMORY_DEVICE));
           sparsetc_spmm_plan_t plan = nullptr;
-          ASSERT_OK(gpu_, sparsetc_spmm_plan_create(gpu_, &plan, SPARSETC_OP_NON_TRANSPOSE, A, B, C,
-                                                    SPARSETC_COMPUTE_DEFAULT, alg));
-          char reason[1024] = {0};
           sparsetc_spmm_alg_t ran = 0;
-          ASSERT_OK(gpu_, sparsetc_spmm_plan_get_alg(plan, &ran, reason, sizeof reason));
+          const std::string reason = plan_with_reason(gpu_, &plan, A, B, C, alg, &ran);
+          ASSERT_NE(plan, nullptr);
           EXPECT_EQ(ran, alg) << reason;
-          EXPECT_EQ(std::string(reason).find("copied"), std::string::npos) << reason;
+          EXPECT_EQ(reason.find("copied"), std::string::npos) << reason;
           ASSERT_EQ(cudaMemset(cd.get(), 0xFF, size_t(m * n) * out_bytes), cudaSuccess);  // NaN
           ASSERT_OK(gpu_, sparsetc_spmm_execute(plan, 1.0, B, 0.0, C, nullptr, 0));
           ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
@@ -624,13 +636,9 @@ TEST_F(GpuTest, UnalignedF32BIsCopiedFromNOf128OnlyWhereItsRowsAreReadEightTimes
     ASSERT_OK(gpu_, sparsetc_dense_create(gpu_, &C, m, columns, columns, cd.get(), SPARSETC_VALUE_F32,
                                           SPARSETC_ORDER_ROW, SPARSETC_MEMORY_DEVICE));
     sparsetc_spmm_plan_t plan = nullptr;
-    ASSERT_OK(gpu_, sparsetc_spmm_plan_create(gpu_, &plan, SPARSETC_OP_NON_TRANSPOSE, A, B, C,
-                                              SPARSETC_COMPUTE_DEFAULT, SPARSETC_SPMM_ALG_CSR));
-    char reason[1024] = {0};
-    sparsetc_spmm_alg_t ran = 0;
-    ASSERT_OK(gpu_, sparsetc_spmm_plan_get_alg(plan, &ran, reason, sizeof reason));
-    EXPECT_EQ(std::string(reason).find("B copied to 16-byte aligned rows first") != std::string::npos, copied)
-        << reason;
+    const std::string reason = plan_with_reason(gpu_, &plan, A, B, C, SPARSETC_SPMM_ALG_CSR);
+    ASSERT_NE(plan, nullptr);
+    EXPECT_EQ(reason.find("B copied to 16-byte aligned rows first") != std::string::npos, copied) << reason;
     sparsetc_spmm_plan_destroy(plan);
     sparsetc_dense_destroy(B);
     sparsetc_dense_destroy(C);

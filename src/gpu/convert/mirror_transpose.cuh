@@ -25,20 +25,48 @@ constexpr int kProbeLists = 1024;    // lists the probe samples (a thread each, 
 constexpr int kItems = 8;            // merge-path steps per thread of the pass
 constexpr int kLanes = 1;            // entries a thread of the pass carries at a time (measured best)
 
-// The position of entry p's mirror: p lies in list j at index i = idx[p] - base, its mirror is
-// the entry of list i at index j. -1 where list j does not increase strictly at p, i is out of
-// range or list i has no index j. (ptr zero-based; a list searched before its own entries were
-// checked can only give a wrong answer where some entry of it fails its own check.)
+// The position of `key` in the strictly increasing idx[lo, hi), or -1: first at `guess`, where a
+// structure that repeats from list to list puts it (a miss narrows the range), then by a binary
+// search of what is left.
+__device__ __forceinline__ int64_t find_in_list(const int32_t* __restrict__ idx, int64_t lo, int64_t hi, int32_t key,
+                                                int64_t guess) {
+  if (guess >= lo && guess < hi) {
+    const int32_t v = idx[guess];
+    if (v == key) return guess;
+    if (v < key) lo = guess + 1;
+    else hi = guess;
+  }
+  while (lo < hi) {
+    const int64_t mid = (lo + hi) >> 1;
+    const int32_t v = idx[mid];
+    if (v == key) return mid;
+    if (v < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return -1;
+}
+
+// Where entry p of list j (its index `rank` there) finds its mirror: p's index i = idx[p] - base
+// names the mirror list, whose entry of index j is the mirror. The first look is as far from the
+// end of list i as p is from the start of list j (always right on a stencil's or a band's inner
+// lists).
+__device__ __forceinline__ int64_t find_mirror(const int64_t* __restrict__ ptr, const int32_t* __restrict__ idx,
+                                               int64_t base, int64_t i, int64_t j, int64_t rank) {
+  const int64_t lo = ptr[i], hi = ptr[i + 1];
+  return find_in_list(idx, lo, hi, int32_t(j + base), hi - 1 - rank);
+}
+
+// The position of entry p's mirror (p in list j), or -1 where list j does not increase strictly at
+// p, p's index is out of range or its mirror list has no index j: the rule the pass checks on
+// every entry. (ptr zero-based; a list searched before its own entries were checked can only give
+// a wrong answer where some entry of it fails its own check.)
 __device__ __forceinline__ int64_t mirror_position(const int64_t* __restrict__ ptr, const int32_t* __restrict__ idx,
                                                    int64_t base, int64_t lists, int64_t p, int64_t j) {
   const int32_t here = idx[p];
-  const int64_t i = int64_t(here) - base;
+  const int64_t i = int64_t(here) - base, start = ptr[j];
   if (i < 0 || i >= lists) return -1;
-  if (p > ptr[j] && idx[p - 1] >= here) return -1;
-  const int32_t key = int32_t(j + base);
-  const int64_t end = ptr[i + 1];
-  const int64_t q = lower_bound(idx, ptr[i], end, key);
-  return q < end && idx[q] == key ? q : -1;
+  if (p > start && idx[p - 1] >= here) return -1;
+  return find_mirror(ptr, idx, base, i, j, p - start);
 }
 
 struct ProbeCounts {
@@ -98,7 +126,9 @@ struct MirrorParams {
 // plain loop over single entries compiled 1.2-1.7x slower on two of three stencils (and 1.05x
 // faster on the third), so this shape stays. Entries below the diagonal writing both values of
 // their pair, so that those above it search nothing, ran 1.25-1.36x slower: the values' scattered
-// 8-byte stores cost more than the searches they saved.
+// 8-byte stores cost more than the searches they saved. The probe's mirror_position, called here
+// for each entry, ran poisson3d27:80 in 0.445 ms against 0.252 (poisson3d7:120 0.264 against 0.223,
+// poisson2d5:1600 0.221-0.232 against 0.229): the pass keeps its own copy of those steps.
 template <typename W, typename PO>
 __global__ void __launch_bounds__(kThreads) mirror_kernel(MirrorParams<W, PO> m) {
   __shared__ int64_t row_end[kThreads * kItems + 1];
