@@ -36,14 +36,8 @@ __device__ __forceinline__ int64_t find_in_list(const int32_t* __restrict__ idx,
     if (v < key) lo = guess + 1;
     else hi = guess;
   }
-  while (lo < hi) {
-    const int64_t mid = (lo + hi) >> 1;
-    const int32_t v = idx[mid];
-    if (v == key) return mid;
-    if (v < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return -1;
+  const int64_t q = lower_bound(idx, lo, hi, key);
+  return q < hi && idx[q] == key ? q : -1;
 }
 
 // Where entry p of list j (its index `rank` there) finds its mirror: p's index i = idx[p] - base

@@ -148,7 +148,7 @@ __device__ __forceinline__ void load_batch(Batch<Acc, U>& batch, const int32_t* 
 //  - kBVectors: kPieces vector loads;
 //  - kBRowElements: V element loads at constant offsets from b_row;
 //  - kBElements: element by element, zero outside C.
-template <int kB, typename Store, int V>
+template <BAccess kB, typename Store, int V>
 __device__ __forceinline__ void load_b_row(Packet<Store, V>& out, const Store* b_row, int64_t b_cs,
                                            const LaneColumns<Store, V>& lc) {
   using Cols = LaneColumns<Store, V>;
@@ -179,7 +179,7 @@ __device__ __forceinline__ void load_b_row(Packet<Store, V>& out, const Store* b
 
 // Row `col` of B at column c0 (b_cols: column c0 of row 0). The row-major paths'
 // B has rows of fewer than 2^32 bytes: one 32x32->64-bit multiply-add (the run function checks).
-template <int kB, typename Store, typename Acc>
+template <BAccess kB, typename Store, typename Acc>
 __device__ __forceinline__ const Store* b_row_of(const Store* b_cols, int32_t col,
                                                  const RowParams<Acc>& p) {
   if constexpr (kB != kBElements) {
@@ -197,7 +197,7 @@ __device__ __forceinline__ const Store* b_row_of(const Store* b_cols, int32_t co
 // acc += batch's values times their rows of B: all B loads first, kept as loaded (Packet) and
 // converted at the multiply. kGuard: some entries may be past the end (col -1, value 0); their
 // rows read as zero (B's own rows could hold Inf or NaN).
-template <int kB, bool kGuard, int V, int U, typename Store, typename Acc>
+template <BAccess kB, bool kGuard, int V, int U, typename Store, typename Acc>
 __device__ __forceinline__ void multiply_batch(Acc (&acc)[V], const Batch<Acc, U>& batch, const Store* b_cols,
                                                const RowParams<Acc>& p, const LaneColumns<Store, V>& lc) {
   Packet<Store, V> b[U];
@@ -219,7 +219,7 @@ __device__ __forceinline__ void multiply_batch(Acc (&acc)[V], const Batch<Acc, U
 // lanes_k * U consecutive entries together, each lane's at one address plus constants).
 // Software-pipelined: the next batch of A is loaded before this batch's rows of B; only the last
 // batch checks for entries past the end.
-template <CorePrecision P, int kB, int U, int V>
+template <CorePrecision P, BAccess kB, int U, int V>
 __device__ __forceinline__ void accumulate_row(typename Precision<P>::Acc (&acc)[V],
                                                const RowParams<typename Precision<P>::Acc>& p, int64_t first,
                                                int64_t end, int ks, int lanes_k,
@@ -255,7 +255,7 @@ __device__ __forceinline__ void accumulate_row(typename Precision<P>::Acc (&acc)
 }
 
 // As accumulate_row, with the row-major loads when the lane may use them.
-template <CorePrecision P, int kB, int U, int V>
+template <CorePrecision P, BAccess kB, int U, int V>
 __device__ __forceinline__ void accumulate_lane(typename Precision<P>::Acc (&acc)[V],
                                                 const RowParams<typename Precision<P>::Acc>& p, int64_t first,
                                                 int64_t end, int ks, int lanes_k,
@@ -284,7 +284,7 @@ __device__ __forceinline__ void write_lane(Out* c_row, int64_t c_cs, bool vector
 // their loads of A coalesce. The next step's A entries and the next unit's bounds (and row number)
 // are loaded before the current step's rows of B: about one memory latency per step is exposed.
 // Rows longer than row_limit are skipped (other warps own them); C is written as each row ends.
-template <CorePrecision P, int kB, bool kDcsr, int U, typename Out, int V>
+template <CorePrecision P, BAccess kB, bool kDcsr, int U, typename Out, int V>
 __device__ __forceinline__ void stream_rows(const RowParams<typename Precision<P>::Acc>& p, int64_t u,
                                             int64_t u_end, int64_t stride,
                                             const LaneColumns<typename Precision<P>::Store, V>& lc, Out* C) {
@@ -362,7 +362,7 @@ template <CorePrecision P, int V>
 constexpr int kRowMinCtas = P == CorePrecision::f32 && V == 8 ? 5 : P == CorePrecision::f64 || V == 8 ? 6 : 8;
 
 // V: columns per lane (the schedule's tiling.vec; 2, 4 or 8). U: entries per lane and step.
-template <CorePrecision P, int V, int U, typename Out, int kB, bool kDcsr>
+template <CorePrecision P, int V, int U, typename Out, BAccess kB, bool kDcsr>
 __global__ void __launch_bounds__(kRowThreads, kRowMinCtas<P, V>)
     row_spmm_kernel(const RowParams<typename Precision<P>::Acc> p) {
   using Store = typename Precision<P>::Store;
@@ -511,7 +511,7 @@ constexpr double kTileMajorBytes = 24.0 * 1024 * 1024;  // B larger than this: t
 inline bool aligned_to(const void* p, int64_t bytes) { return (reinterpret_cast<uintptr_t>(p) % uint64_t(bytes)) == 0; }
 inline bool aligned16(const void* p) { return aligned_to(p, 16); }
 
-template <CorePrecision P, int V, int U, typename Out, int kB>
+template <CorePrecision P, int V, int U, typename Out, BAccess kB>
 void launch_row_kernel(const RowParams<typename Precision<P>::Acc>& p, int64_t ctas, cudaStream_t stream) {
   if (p.row_idx != nullptr) row_spmm_kernel<P, V, U, Out, kB, true><<<unsigned(ctas), kRowThreads, 0, stream>>>(p);
   else row_spmm_kernel<P, V, U, Out, kB, false><<<unsigned(ctas), kRowThreads, 0, stream>>>(p);
