@@ -32,6 +32,7 @@
 #include "formats/tiled.hpp"
 #include "formats/values.hpp"
 #include "gen/generators.hpp"
+#include "gpu/convert/convert_internal.hpp"
 #include "gpu/convert/gpu_convert.hpp"
 #include "gpu/device_memory.hpp"
 #include "io/matrix_market.hpp"
@@ -372,9 +373,10 @@ CsrMatrix<double> staircase(int64_t rows, int64_t run, bool dense_last_row, uint
 
 // Each of the tiled DCSR's ways on small inputs (also run under compute-sanitizer): the entry
 // sort (segments of one or two entries: the band in strips of 1 and 7, R-MAT with its empty rows,
-// the long row in 120007 strips) and the segment gather, its segments listed by the rows (the band
-// in strips of 64: rows of one strip and rows walked; the staircase of runs of 10) or, with rows
-// too long to walk (200 entries in two strips, a dense last row), selected from the entries.
+// the long row in 120007 strips), the strip windows (the band in strips of 64: rows of one strip
+// and rows walked) and the segment gather, its segments listed by the rows (the staircase of runs
+// of 10, whose tiles span 257 strips) or, with rows too long to walk (200 entries in two strips, a
+// dense last row), selected from the entries. TiledDcsrStripWindowsAndTheirLimits checks the ways.
 TEST(GpuConvert, TiledDcsrEveryWayOnSmallInputs) {
   SKIP_WITHOUT_DEVICE();
   Stream s;
@@ -404,6 +406,109 @@ TEST(GpuConvert, TiledDcsrEveryWayOnSmallInputs) {
   check_tiled_dcsr(tall_stairs, 100, "staircase of 100 tiled dcsr 100", s.context());
   check_tiled_dcsr(arrow, 100, "arrow tiled dcsr 100", s.context());
   check_tiled_dcsr(sd::cast_values<float>(arrow), 100, "arrow (float) tiled dcsr 100", s.context());
+}
+
+// rows x cols, each row `runs` runs of `run` consecutive columns, run k starting at column
+// first(r, k); a row with no runs where empty(r).
+CsrMatrix<double> runs_of(int64_t rows, int64_t cols, int64_t runs, int64_t run,
+                          const std::function<int64_t(int64_t, int64_t)>& first,
+                          const std::function<bool(int64_t)>& empty, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-2.0, 2.0);
+  CsrMatrix<double> m;
+  m.rows = rows;
+  m.cols = cols;
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t k = 0; !empty(r) && k < runs; ++k)
+      for (int64_t c = first(r, k); c < first(r, k) + run; ++c) {
+        m.col_idx.push_back(c);
+        m.values.push_back(u(rng));
+      }
+    m.row_ptr.push_back(int64_t(m.col_idx.size()));
+  }
+  return m;
+}
+
+template <typename V>
+void check_tiled_way(const CsrMatrix<V>& A, int64_t strip_width, sd::gpuconv::TiledWay expected,
+                     const std::string& where, const GpuContext& ctx, bool strip_windows = true) {
+  const sd::DeviceCsr<V> d = sd::csr_to_device(A, ctx);
+  sd::gpuconv::TiledOptions options;
+  sd::gpuconv::TiledWay way{};
+  options.way = &way;
+  options.strip_windows = strip_windows;
+  const sd::TiledDcsr<V> got = sd::gpuconv::csr_to_tiled_dcsr(d.view(), strip_width, ctx, options).to_host(ctx.stream);
+  const sd::TiledDcsr<V> want = sd::csr_to_tiled_dcsr(A, strip_width);
+  EXPECT_EQ(int(way), int(expected)) << where;
+  EXPECT_SAME(strip_ptr);
+  EXPECT_SAME(row_idx);
+  EXPECT_SAME(row_ptr);
+  EXPECT_SAME(col_idx);
+  EXPECT_SAME(values);
+}
+
+// The strip windows (strip_windows.cuh) and each limit that sends a matrix to the segment sort
+// instead (also run under compute-sanitizer): a tile's window of 31 strips (34 does not fit), its
+// 1024 segments (1280 do not), its 2^18 entries (281,600 do not), a long row across strips; each
+// copy width (segments of 2.8, 6, 13 and 20 or 1000 entries); empty rows, empty tiles, a last
+// partial tile, a rectangular matrix; both value types.
+TEST(GpuConvert, TiledDcsrStripWindowsAndTheirLimits) {
+  SKIP_WITHOUT_DEVICE();
+  Stream s;
+  using sd::gpuconv::TiledWay;
+  const GpuContext& ctx = s.context();
+  const uint64_t seed = sparsetc_test::fresh_seed();
+  const auto never = [](int64_t) { return false; };
+  // Staircase: row r holds columns [10 r, 10 r + 20); tiles of 256 rows span 2560 + 10 columns.
+  const CsrMatrix<double> stairs = runs_of(3001, 30020, 1, 20, [](int64_t r, int64_t) { return 10 * r; }, never, seed);
+  check_tiled_way(stairs, 160, TiledWay::kStripWindows, "staircase, strips of 160 (18 a tile)", ctx);
+  check_tiled_way(sd::cast_values<float>(stairs), 160, TiledWay::kStripWindows, "staircase (float), strips of 160",
+                  ctx);
+  check_tiled_way(stairs, 86, TiledWay::kStripWindows, "staircase, strips of 86 (31 a tile)", ctx);
+  check_tiled_way(stairs, 80, TiledWay::kSegmentSort, "staircase, strips of 80 (34 a tile)", ctx);
+  check_tiled_way(stairs, 160, TiledWay::kSegmentSort, "staircase, strip windows off", ctx, false);
+  // Four or five runs of 6 in strips of 10 (every row in the same 31 strips): 1024 or 1280 segments a tile.
+  const auto spread = [](int64_t r, int64_t k) { return 60 * k + 10 * (r % 6); };
+  const CsrMatrix<double> four = runs_of(700, 310, 4, 6, spread, never, seed + 1);
+  const CsrMatrix<double> five = runs_of(700, 310, 5, 6, spread, never, seed + 2);
+  check_tiled_way(four, 10, TiledWay::kStripWindows, "four runs of 6 (1024 segments a tile)", ctx);
+  check_tiled_way(sd::cast_values<float>(four), 10, TiledWay::kStripWindows, "four runs of 6 (float)", ctx);
+  check_tiled_way(five, 10, TiledWay::kSegmentSort, "five runs of 6 (1280 segments a tile)", ctx);
+  // Rows of 1000 or 1100 entries in one strip: 256,000 or 281,600 entries a tile.
+  const auto diagonal = [](int64_t r, int64_t) { return r; };
+  const CsrMatrix<double> wide = runs_of(300, 1400, 1, 1000, diagonal, never, seed + 3);
+  const CsrMatrix<double> wider = runs_of(300, 1400, 1, 1100, diagonal, never, seed + 4);
+  check_tiled_way(wide, 4096, TiledWay::kStripWindows, "rows of 1000 in one strip", ctx);
+  check_tiled_way(wider, 4096, TiledWay::kSegmentSort, "rows of 1100 in one strip", ctx);
+  // Segments of 13 (the band): rows of one strip and rows walked across two; empty rows and two
+  // empty tiles (rows 256-767); the last tile partial.
+  const CsrMatrix<double> band = runs_of(
+      5003, 5015, 1, 13, diagonal, [](int64_t r) { return (r >= 256 && r < 768) || r % 7 == 3; }, seed + 5);
+  check_tiled_way(band, 64, TiledWay::kStripWindows, "band with empty rows and tiles, strips of 64", ctx);
+  check_tiled_way(sd::cast_values<float>(band), 64, TiledWay::kStripWindows, "band (float), strips of 64", ctx);
+  check_tiled_way(band, 1 << 20, TiledWay::kStripWindows, "band, one strip", ctx);
+  // Rectangular: 2000 rows over 70000 columns, rows 35 columns apart, two runs of 9 each.
+  const CsrMatrix<double> rect =
+      runs_of(2000, 70000, 2, 9, [](int64_t r, int64_t k) { return 35 * r + 20 * k; }, never, seed + 6);
+  check_tiled_way(rect, 500, TiledWay::kStripWindows, "2000 x 70000, strips of 500", ctx);
+  // A long row across strips (a dense last row of 30020 entries).
+  CsrMatrix<double> arrow = stairs;
+  arrow.rows += 1;
+  for (int64_t c = 0; c < arrow.cols; ++c) {
+    arrow.col_idx.push_back(c);
+    arrow.values.push_back(0.5 + double(c));
+  }
+  arrow.row_ptr.push_back(int64_t(arrow.col_idx.size()));
+  check_tiled_way(arrow, 160, TiledWay::kSegmentSort, "staircase with a dense last row", ctx);
+  // Stencils.
+  check_tiled_way(sd::generate_poisson3d27(23, seed + 7), 1000, TiledWay::kStripWindows, "poisson3d27 23", ctx);
+  check_tiled_way(sd::generate_poisson3d7(23, seed + 8), 8192, TiledWay::kStripWindows, "poisson3d7 23", ctx);
+  // Short segments: in windows (the 5-point stencil in strips of 256, 2.8 entries a segment), or
+  // not (the band in strips of 3: 90 strips a tile) the entry sort.
+  const CsrMatrix<double> five_point = sd::generate_poisson2d5(101, seed + 9);
+  check_tiled_way(five_point, 256, TiledWay::kStripWindows, "poisson2d5 101, strips of 256", ctx);
+  check_tiled_way(sd::cast_values<float>(five_point), 256, TiledWay::kStripWindows, "poisson2d5 101 (float)", ctx);
+  check_tiled_way(band, 3, TiledWay::kEntrySort, "band, strips of 3", ctx);
 }
 
 // BCSR's three kinds of block rows side by side in one matrix (also run under compute-sanitizer):

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "gpu/convert/gpu_convert.hpp"
 #include "gpu/device_memory.hpp"
 #include "gpu/gpu_context.hpp"
 #include "sparsetc/sparsetc_types.h"
@@ -59,6 +60,23 @@ void transpose_user_arrays(int64_t outer, int64_t inner, int64_t nnz, const void
                            const int32_t* idx, int64_t in_base, const void* val, size_t value_size,
                            sparsetc_index_type_t out_ptr_type, int64_t out_base, DeviceBuffer& out_ptr,
                            DeviceBuffer& out_idx, DeviceBuffer& out_val, const GpuContext& context);
+
+// The ways of the tiled DCSR (tiled_dcsr.cu): the counting sort by strip windows
+// (strip_windows.cuh: rows near the diagonal), the sort of the (row, strip) segments and a gather
+// (segments of at least 5 entries on average), the sort of the entries (shorter segments).
+enum class TiledWay { kStripWindows, kSegmentSort, kEntrySort };
+
+// way, when given, is set to the way that ran (for tests and measurements); strip_windows = false
+// never takes the strip windows.
+struct TiledOptions {
+  TiledWay* way = nullptr;
+  bool strip_windows = true;
+};
+
+// gpu_csr_to_tiled_dcsr with options.
+template <typename V>
+DeviceTiledDcsr<V> csr_to_tiled_dcsr(const DeviceCsrView<V>& csr, int64_t strip_width, const GpuContext& context,
+                                     const TiledOptions& options);
 
 // The blocks of a CSR cut into row groups (fixed height, or the partition group_ptr) and column
 // blocks of `block_width`: for each group, its distinct column blocks in increasing order.

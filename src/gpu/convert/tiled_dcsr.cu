@@ -4,10 +4,13 @@
 // in the CSR since a row's columns are sorted), ordered by strip and then by row: a stable sort
 // of the segments by strip, as the host does it.
 //
-// First the segments of every row are counted and scanned over the rows (one read back: their
-// total). A row within one strip is one segment, found from its first and last column; a row of
-// up to kRowWalk entries is walked by its thread; a longer one counts an upper bound. Then two
-// ways, chosen by the segments' length:
+// First the segments of every row are counted (one read back: their total). A row within one
+// strip is one segment, found from its first and last column; a row of up to kRowWalk entries is
+// walked by its thread; a longer one counts an upper bound (row_segments.cuh). Where the strips x
+// tiles table of strip_windows.cuh is small, that count is its first kernel, and where every tile
+// of 256 rows fits its window (rows near the diagonal), the counting sort of strip_windows.cuh
+// places the segments and entries with no further read back. Otherwise two ways, chosen by the
+// segments' length:
 //
 // Long segments (at least kMinRun entries on average): only the segments are sorted, the entries
 // move once, in a segmented gather:
@@ -36,7 +39,10 @@
 #include <thrust/iterator/transform_iterator.h>
 
 #include "gpu/convert/convert_common.cuh"
+#include "gpu/convert/convert_internal.hpp"
 #include "gpu/convert/digit_sort.cuh"
+#include "gpu/convert/row_segments.cuh"
+#include "gpu/convert/strip_windows.cuh"
 #include "gpu/convert/gpu_convert.hpp"
 
 namespace sparsetc::detail {
@@ -48,41 +54,6 @@ constexpr int64_t kMaxSortedEntries = (int64_t(1) << 33) - 1;  // the entry sort
 
 // ---- the segments of each row
 
-constexpr int64_t kRowWalk = 64;  // rows up to this long are walked by their own thread
-
-// The segments of row r: visit(k, j, strip) for the k-th one, which starts at entry j. A row
-// within one strip is one segment (its first and last column tell); one of up to kRowWalk entries
-// is walked. A longer row is not visited: its upper bound (entries or strips spanned, the fewer)
-// is returned and *long_row set. (A warp walking each longer row, 32 entries a step, left R-MAT's
-// count at 0.3 ms: its warps walked hundreds of rows of thousands of entries in turn.) Returns
-// the row's segment count.
-template <typename Visit>
-__device__ __forceinline__ int64_t for_each_row_segment(const int64_t* __restrict__ row_ptr,
-                                                        const int32_t* __restrict__ col_idx, int64_t r,
-                                                        FastDivider width, bool* long_row, Visit visit) {
-  const int64_t a = __ldg(row_ptr + r), b = __ldg(row_ptr + r + 1);
-  if (a == b) return 0;
-  const uint32_t first_strip = width.divide(uint32_t(__ldg(col_idx + a)));
-  const uint32_t last_strip = width.divide(uint32_t(__ldg(col_idx + b - 1)));
-  if (first_strip == last_strip) {
-    visit(int64_t(0), a, first_strip);
-    return 1;
-  }
-  if (b - a > kRowWalk) {
-    *long_row = true;
-    const int64_t span = int64_t(last_strip) - int64_t(first_strip) + 1;
-    return b - a < span ? b - a : span;
-  }
-  int64_t count = 0;
-  uint32_t before = 0xFFFFFFFFu;
-  for (int64_t j = a; j < b; ++j) {
-    const uint32_t strip = width.divide(uint32_t(__ldg(col_idx + j)));
-    if (strip != before) visit(count++, j, strip);
-    before = strip;
-  }
-  return count;
-}
-
 // seg_count[r]: the segments of row r (a thread per row); the rows too long to walk count their
 // upper bound and add one to *long_rows.
 struct CountRowSegments {
@@ -93,7 +64,8 @@ struct CountRowSegments {
   unsigned long long* long_rows;
   __device__ void operator()(int64_t r) const {
     bool long_row = false;
-    seg_count[r] = for_each_row_segment(row_ptr, col_idx, r, width, &long_row, [](int64_t, int64_t, uint32_t) {});
+    seg_count[r] =
+        for_each_row_segment(row_ptr, col_idx, r, width, &long_row, [](int64_t, int64_t, int64_t, uint32_t) {});
     if (long_row) atomicAdd(long_rows, 1ull);
   }
 };
@@ -119,7 +91,7 @@ struct ListRowSegments {
   __device__ void operator()(int64_t r) const {
     const int64_t q0 = row_first_segment[r];
     bool long_row = false;
-    for_each_row_segment(row_ptr, col_idx, r, width, &long_row, [&](int64_t k, int64_t j, uint32_t s) {
+    for_each_row_segment(row_ptr, col_idx, r, width, &long_row, [&](int64_t k, int64_t j, int64_t, uint32_t s) {
       out.first[q0 + k] = j;
       out.strip[q0 + k] = s;
       out.number[q0 + k] = q0 + k;
@@ -343,11 +315,10 @@ void tiled_by_entry_sort(const DeviceCsrView<V>& csr, FastDivider width, DeviceT
 }
 
 }  // namespace
-}  // namespace gpuconv
 
 template <typename V>
-DeviceTiledDcsr<V> gpu_csr_to_tiled_dcsr(const DeviceCsrView<V>& csr, int64_t strip_width, const GpuContext& context) {
-  using namespace gpuconv;
+DeviceTiledDcsr<V> csr_to_tiled_dcsr(const DeviceCsrView<V>& csr, int64_t strip_width, const GpuContext& context,
+                                     const TiledOptions& options) {
   require(strip_width >= 1, SPARSETC_STATUS_INVALID_VALUE, "strip width ", strip_width, " must be positive");
   require(csr.rows <= kMaxInt32, SPARSETC_STATUS_SIZE_OVERFLOW, "tiled DCSR rows ", csr.rows, " exceed int32");
   DeviceTiledDcsr<V> tiled;
@@ -356,6 +327,16 @@ DeviceTiledDcsr<V> gpu_csr_to_tiled_dcsr(const DeviceCsrView<V>& csr, int64_t st
   tiled.strip_width = strip_width;
   tiled.nnz = csr.nnz;
   const int64_t strips = tiled.strips();
+  // Columns are below 2^31, so a strip of 2^31 columns or more is one strip: every column divides to 0.
+  const FastDivider width(uint32_t(strip_width < int64_t(0x80000000u) ? strip_width : int64_t(0x80000000u)));
+  // Near-diagonal structures: the counting sort by strip windows (strip_windows.cuh), where its
+  // table is small enough. Its count, launched before the outputs are allocated, also gives each
+  // row's segments, for the other ways.
+  const int64_t tiles = (csr.rows + kWindowRows - 1) / kWindowRows;
+  const bool windows = options.strip_windows && csr.nnz > 0 && strips <= kMaxWindowTable / tiles &&
+                       csr.nnz <= kMaxWindowEntries;
+  StripWindowCount count;
+  if (windows) count = count_strip_windows(csr.row_ptr, csr.col_idx, csr.rows, width, strips, context);
   tiled.strip_ptr = buffer_of<int64_t>(strips + 1, context);
   tiled.col_idx = buffer_of<int32_t>(csr.nnz, context);
   tiled.values = buffer_of<V>(csr.nnz, context);
@@ -365,28 +346,63 @@ DeviceTiledDcsr<V> gpu_csr_to_tiled_dcsr(const DeviceCsrView<V>& csr, int64_t st
     zero(tiled.row_ptr.template as<int64_t>(), 1, context.stream);
     return tiled;
   }
-  // Columns are below 2^31, so a strip of 2^31 columns or more is one strip: every column divides to 0.
-  const FastDivider width(uint32_t(strip_width < int64_t(0x80000000u) ? strip_width : int64_t(0x80000000u)));
-  // The segments of each row, scanned over the rows; the total (an upper bound where rows are
-  // long) and the long rows' count come back in one read and pick the way.
-  DeviceBuffer row_segments = buffer_of<int64_t>(csr.rows, context);
-  DeviceBuffer row_first_segment = buffer_of<int64_t>(csr.rows + 2, context);  // + total, long rows
-  int64_t* scanned = row_first_segment.as<int64_t>();
-  zero(scanned + csr.rows + 1, 1, context.stream);
-  for_each_index(csr.rows, context,
-                 CountRowSegments{csr.row_ptr, csr.col_idx, width, row_segments.as<int64_t>(),
-                                  reinterpret_cast<unsigned long long*>(scanned + csr.rows + 1)});
-  exclusive_scan_total(row_segments.as<const int64_t>(), scanned, csr.rows, context);
   struct Totals {
     int64_t segments, long_rows;
-  };
-  const Totals totals = read_back(reinterpret_cast<const Totals*>(scanned + csr.rows), context.stream);
+  } totals{};
+  DeviceBuffer row_first_segment;  // the scanned segment counts of the rows, + total, long rows
+  if (windows) {
+    const StripWindowTotals w = read_back(count.verdict(), context.stream);
+    totals = Totals{w.segments, w.long_rows};
+    if (w.unfit_tiles == 0) {  // (long rows make their tiles unfit)
+      tiled.row_segments = totals.segments;
+      tiled.row_ptr = buffer_of<int64_t>(totals.segments + 1, context);
+      tiled.row_idx = buffer_of<int32_t>(totals.segments, context);
+      place_strip_windows(csr.row_ptr, csr.col_idx, csr.values, csr.rows, csr.nnz, width, count, totals.segments,
+                          tiled.strip_ptr.template as<int64_t>(), tiled.row_ptr.template as<int64_t>(),
+                          tiled.row_idx.template as<int32_t>(), tiled.col_idx.template as<int32_t>(),
+                          tiled.values.template as<V>(), context);
+      if (options.way) *options.way = TiledWay::kStripWindows;
+      return tiled;
+    }
+    if (csr.nnz >= kMinRun * totals.segments) {
+      row_first_segment = buffer_of<int64_t>(csr.rows + 1, context);
+      exclusive_scan_total(count.row_segments.as<const int64_t>(), row_first_segment.as<int64_t>(), csr.rows,
+                           context);
+    }
+  } else {
+    // The segments of each row, scanned over the rows; the total (an upper bound where rows are
+    // long) and the long rows' count come back in one read and pick the way.
+    row_first_segment = buffer_of<int64_t>(csr.rows + 2, context);
+    int64_t* scanned = row_first_segment.as<int64_t>();
+    DeviceBuffer row_segments = buffer_of<int64_t>(csr.rows, context);
+    zero(scanned + csr.rows + 1, 1, context.stream);
+    for_each_index(csr.rows, context,
+                   CountRowSegments{csr.row_ptr, csr.col_idx, width, row_segments.as<int64_t>(),
+                                    reinterpret_cast<unsigned long long*>(scanned + csr.rows + 1)});
+    exclusive_scan_total(row_segments.as<const int64_t>(), scanned, csr.rows, context);
+    totals = read_back(reinterpret_cast<const Totals*>(scanned + csr.rows), context.stream);
+  }
   if (csr.nnz >= kMinRun * totals.segments) {
-    tiled_by_segments(csr, width, scanned, totals.segments, totals.long_rows > 0, tiled, context);
+    tiled_by_segments(csr, width, row_first_segment.as<const int64_t>(), totals.segments, totals.long_rows > 0, tiled,
+                      context);
+    if (options.way) *options.way = TiledWay::kSegmentSort;
   } else {
     tiled_by_entry_sort(csr, width, tiled, context);
+    if (options.way) *options.way = TiledWay::kEntrySort;
   }
   return tiled;
+}
+
+template DeviceTiledDcsr<float> csr_to_tiled_dcsr<float>(const DeviceCsrView<float>&, int64_t, const GpuContext&,
+                                                         const TiledOptions&);
+template DeviceTiledDcsr<double> csr_to_tiled_dcsr<double>(const DeviceCsrView<double>&, int64_t, const GpuContext&,
+                                                           const TiledOptions&);
+
+}  // namespace gpuconv
+
+template <typename V>
+DeviceTiledDcsr<V> gpu_csr_to_tiled_dcsr(const DeviceCsrView<V>& csr, int64_t strip_width, const GpuContext& context) {
+  return gpuconv::csr_to_tiled_dcsr(csr, strip_width, context, gpuconv::TiledOptions{});
 }
 
 template DeviceTiledDcsr<float> gpu_csr_to_tiled_dcsr<float>(const DeviceCsrView<float>&, int64_t, const GpuContext&);
