@@ -741,8 +741,8 @@ struct UserArrays {
 
 // Runs both imports; equal results, or the same error (status and message).
 template <typename V>
-void check_normalize(const UserArrays& a, sparsetc_duplicates_t dup, const std::string& where,
-                     const GpuContext& ctx) {
+void check_normalize(const UserArrays& a, sparsetc_duplicates_t dup, const std::string& where, const GpuContext& ctx,
+                     const sd::gpuconv::NormalizeOptions& options = {}) {
   CsrMatrix<V> want;
   sparsetc_status_t want_status = SPARSETC_STATUS_SUCCESS;
   std::string want_message;
@@ -753,7 +753,7 @@ void check_normalize(const UserArrays& a, sparsetc_duplicates_t dup, const std::
     want_message = e.what();
   }
   try {
-    const sd::DeviceCsr<V> d = sd::gpu_normalize<V>(a.device, dup, ctx);
+    const sd::DeviceCsr<V> d = sd::gpuconv::normalize<V>(a.device, dup, ctx, options);
     ASSERT_EQ(want_status, SPARSETC_STATUS_SUCCESS) << where << ": the host failed with " << want_message;
     const CsrMatrix<V> got = sd::csr_to_host(d.view(), ctx.stream);
     EXPECT_SAME_SCALAR(rows);
@@ -851,6 +851,97 @@ TEST(GpuConvert, NormalizeCooWithAndWithoutDuplicates) {
               check_normalize<float>(coo, dup, where + (dup ? " SUM" : " ERROR"), ctx);
             }
           }
+}
+
+// Rows of the given lengths (distinct random columns each) over `cols` columns; the other rows
+// are empty.
+CsrMatrix<double> rows_of_lengths(int64_t rows, int64_t cols, const std::vector<std::pair<int64_t, int64_t>>& lengths,
+                                  uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<int64_t> length(size_t(rows), 0);
+  for (const auto& [row, n] : lengths) length[size_t(row)] = n;
+  CsrMatrix<double> A;
+  A.rows = rows;
+  A.cols = cols;
+  A.row_ptr.assign(1, 0);
+  std::vector<int64_t> all(static_cast<size_t>(cols));
+  std::iota(all.begin(), all.end(), int64_t(0));
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (int64_t r = 0; r < rows; ++r) {
+    if (length[size_t(r)] > 0) std::shuffle(all.begin(), all.end(), rng);
+    std::vector<int64_t> picked(all.begin(), all.begin() + length[size_t(r)]);
+    std::sort(picked.begin(), picked.end());
+    for (int64_t c : picked) {
+      A.col_idx.push_back(c);
+      A.values.push_back(u(rng));
+    }
+    A.row_ptr.push_back(int64_t(A.col_idx.size()));
+  }
+  return A;
+}
+
+// The row buckets against the host on the cases their limits make: rows past the ranked length
+// (the bitonic sort) up to a full bucket, with repeats in them; a bucket one entry over its cap,
+// and the buckets switched off (the radix sort); thousands of buckets; millions of empty rows;
+// columns wide enough to cut the rows of a bucket, and to rule the buckets out.
+TEST(GpuConvert, NormalizeCooByRowBucketsAndTheirLimits) {
+  SKIP_WITHOUT_DEVICE();
+  Stream s;
+  const GpuContext ctx = s.context();
+  using sd::gpuconv::CooWay;
+  const uint64_t seed = sparsetc_test::fresh_seed();
+  // 20000 rows over about 3000 entries make buckets of 2048 rows: rows 5-9, 3000 and 4100-4102
+  // share buckets of their own.
+  const std::vector<std::pair<int64_t, int64_t>> long_rows = {
+      {5, 700}, {6, 3}, {9, 65}, {3000, 1900}, {4100, 100}, {4101, 64}, {4102, 129}, {7000, 1}, {19999, 33}};
+  struct Case {
+    std::string name;
+    CsrMatrix<double> matrix;
+    int64_t repeats;
+    bool buckets;
+    CooWay way;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"long rows", rows_of_lengths(20000, 2500, long_rows, seed), 60, true, CooWay::kRowBuckets});
+  cases.push_back({"long rows, buckets off", cases.back().matrix, 60, false, CooWay::kRadixSort});
+  cases.push_back(
+      {"a full bucket", rows_of_lengths(20000, 4000, {{2100, 2048}}, seed + 1), 0, true, CooWay::kRowBuckets});
+  cases.push_back(
+      {"a bucket over its cap", rows_of_lengths(20000, 4000, {{2100, 2049}}, seed + 2), 0, true, CooWay::kRadixSort});
+  cases.push_back(
+      {"uniform 150000 x 20", sd::generate_uniform(150000, 150000, 20, seed + 3), 1000, true, CooWay::kRowBuckets});
+  // Columns of 26 bits leave 6 for the row in a bucket (buckets of 64 rows); 28 bits leave 4, too
+  // few rows for 2^19 rows in 16384 buckets.
+  cases.push_back({"columns of 26 bits", sd::generate_uniform(100000, int64_t(1) << 26, 3, seed + 8), 100, true,
+                   CooWay::kRowBuckets});
+  cases.push_back({"columns of 28 bits", sd::generate_uniform(int64_t(1) << 19, int64_t(1) << 28, 1, seed + 9), 100,
+                   true, CooWay::kRadixSort});
+  {  // about 5000 entries in 4M rows
+    std::mt19937_64 rng(seed + 4);
+    std::vector<std::pair<int64_t, int64_t>> lengths;
+    for (int k = 0; k < 5000; ++k) {
+      const int64_t r = std::uniform_int_distribution<int64_t>(0, (int64_t(1) << 22) - 1)(rng);
+      lengths.push_back({r, 1 + r % 7});
+    }
+    cases.push_back({"4M rows, 5000 entries", rows_of_lengths(int64_t(1) << 22, 7, lengths, seed + 5), 20, true,
+                     CooWay::kRowBuckets});
+  }
+  for (const Case& c : cases)
+    for (auto v : {SPARSETC_VALUE_F64, SPARSETC_VALUE_F32, SPARSETC_VALUE_BF16}) {
+      const CooEntries e = shuffled_coo(c.matrix, c.repeats, seed + 7);
+      const std::string where = c.name + layout(SPARSETC_INDEX_32, SPARSETC_INDEX_32, SPARSETC_BASE_ONE, v) + " COO";
+      const UserArrays coo(SPARSETC_FORMAT_COO, c.matrix.rows, c.matrix.cols, e.rows, e.cols, e.values,
+                           SPARSETC_INDEX_32, SPARSETC_INDEX_32, SPARSETC_BASE_ONE, v, ctx);
+      for (auto dup : {SPARSETC_DUPLICATES_SUM, SPARSETC_DUPLICATES_ERROR}) {
+        CooWay way_double = CooWay(-1), way_float = CooWay(-1);
+        check_normalize<double>(coo, dup, where + (dup ? " SUM" : " ERROR"), ctx, {&way_double, c.buckets});
+        check_normalize<float>(coo, dup, where + (dup ? " SUM" : " ERROR"), ctx, {&way_float, c.buckets});
+        if (dup == SPARSETC_DUPLICATES_SUM || c.repeats == 0) {  // an error leaves the way unset
+          EXPECT_EQ(way_double, c.way) << where;
+          EXPECT_EQ(way_float, c.way) << where;
+        }
+      }
+    }
 }
 
 TEST(GpuConvert, NormalizeReportsDoublesBeyondFloatLikeTheHost) {

@@ -400,8 +400,59 @@ TEST(GpuConvertBench, Timings) {
       raw.indices = dc.data();
       raw.values = dv.data();
       raw.base = SPARSETC_BASE_ZERO;
-      ms = time_ms(stream, [&] { sd::gpu_normalize<double>(raw, SPARSETC_DUPLICATES_SUM, ctx); });
-      report("normalize COO int32 shuffled", ms, 16 * nnz + csr_bytes);
+      sd::gpuconv::CooWay way = sd::gpuconv::CooWay::kRadixSort;
+      sd::gpuconv::NormalizeOptions options;
+      options.way = &way;
+      ms = time_ms(stream, [&] { sd::gpuconv::normalize<double>(raw, SPARSETC_DUPLICATES_SUM, ctx, options); });
+      // cuSPARSE's way to CSR: coosortByRow (in place, so on copies of the indices), a gather of
+      // the values by its permutation, coo2csr (it has no repeats to sum).
+      sd::DeviceBuffer wr(sr.size() * 4, ctx), wc(sc.size() * 4, ctx), perm(sr.size() * 4, ctx),
+          sorted(sv.size() * 8, ctx), crp((A.rows + 1) * 4, ctx);
+      size_t sort_bytes = 0;
+      CUSPARSE_OK(
+          cusparseXcoosort_bufferSizeExt(handle, m, n, nz, dr.as<const int>(), dc.as<const int>(), &sort_bytes));
+      sd::DeviceBuffer sort_work(std::max<size_t>(sort_bytes, 16), ctx);
+      cusparseSpVecDescr_t gathered;
+      cusparseDnVecDescr_t input;
+      CUSPARSE_OK(cusparseCreateSpVec(&gathered, nz, nz, perm.data(), sorted.data(), CUSPARSE_INDEX_32I,
+                                      CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+      CUSPARSE_OK(cusparseCreateDnVec(&input, nz, dv.data(), CUDA_R_64F));
+      std::vector<int32_t> iota_host(sr.size());
+      std::iota(iota_host.begin(), iota_host.end(), 0);
+      sd::DeviceBuffer identity(sr.size() * 4, ctx);
+      sd::copy_host_to_device(identity.data(), iota_host.data(), iota_host.size() * 4, stream);
+      bool calls_ok = true;
+      const double cus = time_ms(stream, [&] {
+        calls_ok &= cudaMemcpyAsync(wr.data(), dr.data(), sr.size() * 4, cudaMemcpyDeviceToDevice, stream) ==
+                    cudaSuccess;
+        calls_ok &= cudaMemcpyAsync(wc.data(), dc.data(), sc.size() * 4, cudaMemcpyDeviceToDevice, stream) ==
+                    cudaSuccess;
+        calls_ok &= cudaMemcpyAsync(perm.data(), identity.data(), sr.size() * 4, cudaMemcpyDeviceToDevice, stream) ==
+                    cudaSuccess;  // cusparseCreateIdentityPermutation, deprecated
+        calls_ok &= cusparseXcoosortByRow(handle, m, n, nz, wr.as<int>(), wc.as<int>(), perm.as<int>(),
+                                          sort_work.data()) == CUSPARSE_STATUS_SUCCESS;
+        calls_ok &= cusparseGather(handle, input, gathered) == CUSPARSE_STATUS_SUCCESS;
+        calls_ok &= cusparseXcoo2csr(handle, wr.as<const int>(), nz, m, crp.as<int>(), CUSPARSE_INDEX_BASE_ZERO) ==
+                    CUSPARSE_STATUS_SUCCESS;
+      });
+      ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+      ASSERT_TRUE(calls_ok) << "cuSPARSE's COO sort, gather or coo2csr failed";
+      cusparseDestroySpVec(gathered);
+      cusparseDestroyDnVec(input);
+      {  // does cuSPARSE's sort leave each row's columns in order, as ours does?
+        std::vector<int32_t> got(sc.size());
+        sd::copy_device_to_host(got.data(), wc.data(), got.size() * 4, stream);
+        bool columns_sorted = true;
+        for (size_t k = 0; k < got.size() && columns_sorted; ++k) columns_sorted = got[k] == int32_t(A.col_idx[k]);
+        std::printf("  (cuSPARSE's coosortByRow %s the columns of each row)\n",
+                    columns_sorted ? "sorts" : "does not sort");
+      }
+      report(std::string("normalize COO int32 shuffled (") +
+                 (way == sd::gpuconv::CooWay::kRowBuckets ? "buckets" : "radix") + ")",
+             ms, 16 * nnz + csr_bytes, cus);
+      options.row_buckets = false;
+      ms = time_ms(stream, [&] { sd::gpuconv::normalize<double>(raw, SPARSETC_DUPLICATES_SUM, ctx, options); });
+      report("  the same by the radix sort", ms, 16 * nnz + csr_bytes, cus);
     }
     // ---- values
     if (wanted("values")) {

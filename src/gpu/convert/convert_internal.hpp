@@ -78,6 +78,21 @@ template <typename V>
 DeviceTiledDcsr<V> csr_to_tiled_dcsr(const DeviceCsrView<V>& csr, int64_t strip_width, const GpuContext& context,
                                      const TiledOptions& options);
 
+// The ways of gpu_normalize for COO (normalize.cu): the counting sort into row buckets
+// (coo_row_buckets.cuh), or the radix sort of (row, column) keys (where a bucket does not fit).
+enum class CooWay { kRowBuckets, kRadixSort };
+
+// way, when given, is set to the way that ran for COO; row_buckets = false never takes the buckets.
+struct NormalizeOptions {
+  CooWay* way = nullptr;
+  bool row_buckets = true;
+};
+
+// gpu_normalize with options.
+template <typename V>
+DeviceCsr<V> normalize(const RawSparse& raw, sparsetc_duplicates_t duplicates, const GpuContext& context,
+                       const NormalizeOptions& options);
+
 // The blocks of a CSR cut into row groups (fixed height, or the partition group_ptr) and column
 // blocks of `block_width`: for each group, its distinct column blocks in increasing order.
 //

@@ -3,11 +3,13 @@
 // import_csr.
 //
 // CSR: elementwise widening/narrowing kernels (one pass over each array). CSC: the same into a
-// canonical CSC, then transpose_compressed. COO: 64-bit keys row * cols + col (two stable radix
-// passes, column then row, when that product overflows) sorted with the entry numbers by
-// cub::DeviceRadixSort (stable, only the key bits in use); runs of equal (row, col) are found with
+// canonical CSC, then transpose_compressed. COO: the counting sort into row buckets
+// (coo_row_buckets.cuh) where the buckets fit; otherwise 64-bit keys row * cols + col (two stable
+// radix passes, column then row, when that product overflows) sorted with the entry numbers by
+// cub::DeviceRadixSort (stable, only the key bits in use), runs of equal (row, col) found with
 // cub::DeviceSelect::If (one read back: the unique count), summed in input order by one thread per
-// run (the host's order, so the sums are bit-identical), and row_ptr is one lower_bound per row.
+// run (the host's order, so the sums are bit-identical), and row_ptr one lower_bound per row.
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -15,6 +17,7 @@
 #include "core/types.hpp"
 #include "gpu/convert/convert_common.cuh"
 #include "gpu/convert/convert_internal.hpp"
+#include "gpu/convert/coo_row_buckets.cuh"
 #include "gpu/convert/device_rounding.cuh"
 #include "gpu/convert/gpu_convert.hpp"
 
@@ -235,22 +238,138 @@ void radix_sort_pairs(const K* keys_in, K* keys_out, const Val* vals_in, Val* va
   });
 }
 
+// The error of SPARSETC_DUPLICATES_ERROR, as the host words it: entry k (zero-based) repeats entry
+// twin, at (row, col) in the caller's numbering.
+[[noreturn]] void fail_duplicate(const RawSparse& raw, int64_t k, int64_t twin, int64_t row, int64_t col) {
+  fail(SPARSETC_STATUS_DUPLICATE_ENTRY, "duplicate entry (row ", row, ", column ", col, ") at entries ",
+       twin + raw.base, " and ", k + raw.base, raw.base == SPARSETC_BASE_ONE ? " (1-based)" : "");
+}
+
+template <typename Kernel>
+void allow_dynamic_shared(Kernel kernel, size_t bytes) {
+  if (bytes > 48 * 1024)
+    SPARSETC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+}
+
+// The row buckets for rows x cols with nnz entries, or false where they do not fit (too many rows
+// for the buckets, or for the bits the columns leave).
+struct RowBucketPlan {
+  int64_t rows_per_bucket = 0, buckets = 0, ctas = 0;  // ctas: of the count and the scatter
+  int col_bits = 0;                                    // of the record's 32 bits of row and column
+};
+bool plan_row_buckets(int64_t rows, int64_t cols, int64_t nnz, RowBucketPlan& plan) {
+  if (rows <= 0 || rows > kMaxInt32 || cols <= 0 || nnz <= 0 || nnz >= (int64_t(1) << 32)) return false;
+  int col_bits = 1;
+  while ((int64_t(1) << col_bits) < cols) ++col_bits;
+  const int64_t most_rows = std::min<int64_t>(kBucketCap, int64_t(1) << (32 - col_bits));
+  int64_t per = std::clamp<int64_t>((kBucketTarget * rows + nnz - 1) / nnz, 1, most_rows);
+  if ((rows + per - 1) / per > kMaxBuckets) per = (rows + kMaxBuckets - 1) / kMaxBuckets;
+  if (per > most_rows) return false;
+  plan.rows_per_bucket = per;
+  plan.buckets = (rows + per - 1) / per;
+  plan.col_bits = col_bits;
+  // Each CTA of the count adds its counters to the sizes: at most a quarter of an add an entry,
+  // unless the machine needs more CTAs to be busy; none without entries to walk.
+  const int64_t runs = (nnz + kChunkThreads * kChunkLoads - 1) / (kChunkThreads * kChunkLoads);
+  plan.ctas = std::min(runs, std::max<int64_t>({int64_t(1), nnz / (4 * plan.buckets), kMinChunks}));
+  return true;
+}
+
+// COO -> CSR by row buckets (coo_row_buckets.cuh) into result; false, with result untouched, where
+// a bucket does not fit. Two read-backs: the largest bucket, and the entries kept.
 template <typename V, typename O, typename I>
-DeviceCsr<V> coo_to_device_csr(const RawSparse& raw, sparsetc_duplicates_t duplicates, DeviceBuffer values,
-                               const GpuContext& context) {
+bool coo_by_row_buckets(const RawSparse& raw, sparsetc_duplicates_t duplicates, const V* values,
+                        const GpuContext& context, DeviceCsr<V>& result) {
+  RowBucketPlan plan;
+  if (!plan_row_buckets(raw.rows, raw.cols, raw.nnz, plan)) return false;
+  const int64_t rows = raw.rows, nnz = raw.nnz, base = raw.base;
+  const O* ri = static_cast<const O*>(raw.offsets);
+  const I* ci = static_cast<const I*>(raw.indices);
+  const cudaStream_t stream = context.stream;
+  const FastDivider bucket_rows(uint32_t(plan.rows_per_bucket));
+  const int buckets = int(plan.buckets);
+  const size_t counters = size_t(buckets) * sizeof(uint32_t);
+
+  DeviceBuffer bucket_start = buffer_of<int64_t>(buckets + 1, context);
+  DeviceBuffer records = buffer_of<BucketRecord<V>>(nnz, context);
+  {
+    const unsigned ctas = unsigned(plan.ctas);
+    DeviceBuffer size = buffer_of<unsigned>(buckets, context);
+    zero(size.as<unsigned>(), buckets, stream);
+    allow_dynamic_shared(count_row_buckets_kernel<O>, counters);
+    count_row_buckets_kernel<O>
+        <<<ctas, kChunkThreads, counters, stream>>>(ri, base, nnz, bucket_rows, buckets, size.as<unsigned>());
+    SPARSETC_CUDA_CHECK_LAUNCH();
+    exclusive_scan_total(size.as<const unsigned>(), bucket_start.as<int64_t>(), buckets, context);
+    DeviceBuffer cursor = buffer_of<uint32_t>(buckets, context);
+    DeviceBuffer largest = buffer_of<unsigned>(1, context);
+    zero(largest.as<unsigned>(), 1, stream);
+    for_each_index(buckets, context,
+                   BucketCursors{bucket_start.as<const int64_t>(), cursor.as<uint32_t>(), largest.as<unsigned>()});
+    if (read_back(largest.as<const unsigned>(), stream) > unsigned(kBucketCap)) return false;
+    scatter_row_buckets_kernel<O, I, V><<<ctas, kChunkThreads, 0, stream>>>(
+        ri, ci, values, base, nnz, bucket_rows, plan.col_bits, cursor.as<uint32_t>(), records.as<BucketRecord<V>>());
+    SPARSETC_CUDA_CHECK_LAUNCH();
+  }
+
+  DeviceCsr<V> csr;
+  csr.rows = rows;
+  csr.cols = raw.cols;
+  csr.row_ptr = buffer_of<int64_t>(rows + 1, context);
+  csr.col_idx = buffer_of<int32_t>(nnz, context);
+  csr.values = buffer_of<V>(nnz, context);
+  DeviceBuffer words = buffer_of<ull>(buckets, context);
+  zero(words.as<ull>(), buckets, stream);
+  DeviceBuffer repeat = buffer_of<ull>(1, context);
+  SPARSETC_CUDA_CHECK(cudaMemsetAsync(repeat.data(), 0xff, sizeof(ull), stream));
+  const BucketOutput<V> out{csr.row_ptr.template as<int64_t>(), csr.col_idx.template as<int32_t>(),
+                            csr.values.template as<V>(), repeat.as<ull>()};
+  sort_row_buckets_kernel<V><<<unsigned(buckets), kBucketThreads, 0, stream>>>(
+      bucket_start.as<const int64_t>(), records.as<const BucketRecord<V>>(), rows, int(plan.rows_per_bucket),
+      plan.col_bits, TilePrefixes{words.as<ull>()}, out);
+  SPARSETC_CUDA_CHECK_LAUNCH();
+
+  const int64_t kept = read_back(csr.row_ptr.template as<const int64_t>() + rows, stream);
+  if (kept < nnz) {
+    if (duplicates == SPARSETC_DUPLICATES_ERROR) {
+      const ull packed = read_back(repeat.as<const ull>(), stream);
+      const int64_t k = int64_t(packed >> 32);
+      fail_duplicate(raw, k, int64_t(packed & 0xFFFFFFFFu), int64_t(read_back(ri + k, stream)),
+                     int64_t(read_back(ci + k, stream)));
+    }
+    DeviceBuffer col_idx = buffer_of<int32_t>(kept, context), kept_values = buffer_of<V>(kept, context);
+    copy_device_to_device(col_idx.data(), csr.col_idx.data(), size_t(kept) * sizeof(int32_t), stream);
+    copy_device_to_device(kept_values.data(), csr.values.data(), size_t(kept) * sizeof(V), stream);
+    csr.col_idx = std::move(col_idx);
+    csr.values = std::move(kept_values);
+  }
+  csr.nnz = kept;
+  result = std::move(csr);
+  return true;
+}
+
+template <typename V, typename O, typename I>
+DeviceCsr<V> coo_to_device_csr(const RawSparse& raw, sparsetc_duplicates_t duplicates, const V* values,
+                               const GpuContext& context, const NormalizeOptions& options) {
   const int64_t rows = raw.rows, cols = raw.cols, nnz = raw.nnz, base = raw.base;
   const O* ri = static_cast<const O*>(raw.offsets);
   const I* ci = static_cast<const I*>(raw.indices);
   DeviceCsr<V> csr;
   csr.rows = rows;
   csr.cols = cols;
-  csr.row_ptr = buffer_of<int64_t>(rows + 1, context);
   if (nnz == 0) {
+    csr.row_ptr = buffer_of<int64_t>(rows + 1, context);
     zero(csr.row_ptr.template as<int64_t>(), rows + 1, context.stream);
     return csr;
   }
   require(nnz < (int64_t(1) << 32), SPARSETC_STATUS_SIZE_OVERFLOW, "GPU COO import takes fewer than 2^32 entries, not ",
           nnz);
+  if (options.row_buckets && coo_by_row_buckets<V, O, I>(raw, duplicates, values, context, csr)) {
+    if (options.way) *options.way = CooWay::kRowBuckets;
+    return csr;
+  }
+  if (options.way) *options.way = CooWay::kRadixSort;
+  csr.row_ptr = buffer_of<int64_t>(rows + 1, context);
   DeviceBuffer order = buffer_of<uint32_t>(nnz, context);
   DeviceBuffer srow = buffer_of<int64_t>(nnz, context);
   DeviceBuffer scol = buffer_of<int32_t>(nnz, context);
@@ -293,9 +412,7 @@ DeviceCsr<V> coo_to_device_csr(const RawSparse& raw, sparsetc_duplicates_t dupli
     for_each_index(nnz, context,
                    FirstOccurrence{srow.as<const int64_t>(), scol.as<const int32_t>(), order.as<const uint32_t>(),
                                    row - base, int32_t(col - base), f + 1});
-    const int64_t twin = int64_t(read_back(f + 1, context.stream));
-    fail(SPARSETC_STATUS_DUPLICATE_ENTRY, "duplicate entry (row ", row, ", column ", col, ") at entries ", twin + base,
-         " and ", k + base, raw.base == SPARSETC_BASE_ONE ? " (1-based)" : "");
+    fail_duplicate(raw, k, int64_t(read_back(f + 1, context.stream)), row, col);
   }
 
   csr.nnz = runs;
@@ -303,7 +420,7 @@ DeviceCsr<V> coo_to_device_csr(const RawSparse& raw, sparsetc_duplicates_t dupli
   csr.values = buffer_of<V>(runs, context);
   DeviceBuffer run_row = buffer_of<int64_t>(runs, context);
   for_each_index(runs, context,
-                 SumRuns<V>{starts.as<const int64_t>(), runs, nnz, order.as<const uint32_t>(), values.as<const V>(),
+                 SumRuns<V>{starts.as<const int64_t>(), runs, nnz, order.as<const uint32_t>(), values,
                             srow.as<const int64_t>(), scol.as<const int32_t>(), csr.values.template as<V>(),
                             csr.col_idx.template as<int32_t>(), run_row.as<int64_t>()});
   for_each_index(rows + 1, context, RowPtrFromRows{run_row.as<const int64_t>(), runs, csr.row_ptr.template as<int64_t>()});
@@ -311,8 +428,12 @@ DeviceCsr<V> coo_to_device_csr(const RawSparse& raw, sparsetc_duplicates_t dupli
 }
 
 template <typename V, typename O, typename I>
-DeviceCsr<V> normalize_typed(const RawSparse& raw, sparsetc_duplicates_t duplicates, const GpuContext& context) {
+DeviceCsr<V> normalize_typed(const RawSparse& raw, sparsetc_duplicates_t duplicates, const GpuContext& context,
+                             const NormalizeOptions& options) {
   const int64_t nnz = raw.nnz, base = raw.base;
+  constexpr sparsetc_value_type_t kValueType = std::is_same_v<V, double> ? SPARSETC_VALUE_F64 : SPARSETC_VALUE_F32;
+  if (raw.format == SPARSETC_FORMAT_COO && raw.value_type == kValueType)  // the sort reads them where they are
+    return coo_to_device_csr<V, O, I>(raw, duplicates, static_cast<const V*>(raw.values), context, options);
   DeviceBuffer values = buffer_of<V>(nnz, context);
   load_values_device(raw.values, raw.value_type, nnz, values.as<V>(), context);
   const O* offsets = static_cast<const O*>(raw.offsets);
@@ -345,16 +466,15 @@ DeviceCsr<V> normalize_typed(const RawSparse& raw, sparsetc_duplicates_t duplica
                            values.as<const V>(), csr.row_ptr, csr.col_idx, csr.values, context);
       return csr;
     }
-    default: return coo_to_device_csr<V, O, I>(raw, duplicates, std::move(values), context);
+    default: return coo_to_device_csr<V, O, I>(raw, duplicates, values.as<const V>(), context, options);
   }
 }
 
 }  // namespace
-}  // namespace gpuconv
 
 template <typename V>
-DeviceCsr<V> gpu_normalize(const RawSparse& raw, sparsetc_duplicates_t duplicates, const GpuContext& context) {
-  using namespace gpuconv;
+DeviceCsr<V> normalize(const RawSparse& raw, sparsetc_duplicates_t duplicates, const GpuContext& context,
+                       const NormalizeOptions& options) {
   require(raw.format == SPARSETC_FORMAT_CSR || raw.format == SPARSETC_FORMAT_CSC || raw.format == SPARSETC_FORMAT_COO,
           SPARSETC_STATUS_INVALID_VALUE, "unknown format ", raw.format);
   require(is_valid_index_type(raw.offset_type) && is_valid_index_type(raw.index_type), SPARSETC_STATUS_INVALID_VALUE,
@@ -368,10 +488,22 @@ DeviceCsr<V> gpu_normalize(const RawSparse& raw, sparsetc_duplicates_t duplicate
   require(raw.cols <= kMaxInt32, SPARSETC_STATUS_SIZE_OVERFLOW, "the device CSR takes at most 2^31 - 1 columns, not ",
           raw.cols);
   const bool o32 = raw.offset_type == SPARSETC_INDEX_32, i32 = raw.index_type == SPARSETC_INDEX_32;
-  if (o32 && i32) return normalize_typed<V, int32_t, int32_t>(raw, duplicates, context);
-  if (o32) return normalize_typed<V, int32_t, int64_t>(raw, duplicates, context);
-  if (i32) return normalize_typed<V, int64_t, int32_t>(raw, duplicates, context);
-  return normalize_typed<V, int64_t, int64_t>(raw, duplicates, context);
+  if (o32 && i32) return normalize_typed<V, int32_t, int32_t>(raw, duplicates, context, options);
+  if (o32) return normalize_typed<V, int32_t, int64_t>(raw, duplicates, context, options);
+  if (i32) return normalize_typed<V, int64_t, int32_t>(raw, duplicates, context, options);
+  return normalize_typed<V, int64_t, int64_t>(raw, duplicates, context, options);
+}
+
+template DeviceCsr<float> normalize<float>(const RawSparse&, sparsetc_duplicates_t, const GpuContext&,
+                                           const NormalizeOptions&);
+template DeviceCsr<double> normalize<double>(const RawSparse&, sparsetc_duplicates_t, const GpuContext&,
+                                             const NormalizeOptions&);
+
+}  // namespace gpuconv
+
+template <typename V>
+DeviceCsr<V> gpu_normalize(const RawSparse& raw, sparsetc_duplicates_t duplicates, const GpuContext& context) {
+  return gpuconv::normalize<V>(raw, duplicates, context, {});
 }
 
 int64_t gpu_coo_first_unsorted_row(const RawSparse& coo, const GpuContext& context) {
