@@ -129,10 +129,11 @@ HostCsrPattern csr_pattern_to_host(const DeviceCsrView<V>& csr, cudaStream_t str
 // raw: pointers into device memory; any index widths, base 0/1, values of any sparsetc value type
 // (converted to V exactly as load_values does; f64 -> float out of range throws
 // VALUE_OUT_OF_RANGE like the host). The structure is assumed valid (validate_raw's job); COO is
-// sorted by (row, column) (CUB radix sort, stable) and duplicates are summed in input order (SUM)
-// or reported like the host's import (ERROR: DUPLICATE_ENTRY, first repeat, caller's numbering).
-// Sync points: COO reads back the number of unique entries (and takes nnz < 2^32); f64 -> float
-// reads back the range check.
+// sorted by (row, column) (row buckets sorted in shared memory, or a stable CUB radix sort where a
+// bucket does not fit) and duplicates are summed in input order (SUM) or reported like the host's
+// import (ERROR: DUPLICATE_ENTRY, first repeat, caller's numbering). Sync points: COO reads back
+// its largest bucket and the number of unique entries (and takes nnz < 2^32); f64 -> float reads
+// back the range check.
 template <typename V>
 DeviceCsr<V> gpu_normalize(const RawSparse& raw, sparsetc_duplicates_t duplicates, const GpuContext& context);
 // The first entry of a device COO whose row is below the entry before it, or -1 when the entries
