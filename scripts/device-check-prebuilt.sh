@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The device check without building on the GPU machine: runs test binaries built elsewhere for
-# sm_90 (scripts/pack-prebuilt.sh packs them from build/ci into .device/prebuilt.tgz) and prints a
+# sm_90 (scripts/pack-prebuilt.sh packs them from build/ci into .device/prebuilt.txz) and prints a
 # short summary. Device time is scarce; the compile is the same either way (the ci preset is the
 # release sm_90 build). The full CTest run (scripts/device-check.sh) adds only the CPU-side
 # checks that need the source tree (install consumers, ABI, CLI).
@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 filter="${1:-*}"
 out="${OUT:-build/device-check}"
 mkdir -p "$out"
-tar xzf .device/prebuilt.tgz || { echo "no .device/prebuilt.tgz (run scripts/pack-prebuilt.sh)"; exit 1; }
+tar xJf .device/prebuilt.txz || { echo "no .device/prebuilt.txz (run scripts/pack-prebuilt.sh)"; exit 1; }
 export LD_LIBRARY_PATH="$PWD/build/ci/capi${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export SPARSETC_MATRIX_DIR="${SPARSETC_MATRIX_DIR:-$PWD/.matrices}"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /'

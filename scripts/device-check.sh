@@ -35,6 +35,7 @@ if [ "${SPARSETC_SANITIZE:-1}" != 0 ] && command -v compute-sanitizer >/dev/null
   filter+=':GpuLocalTranspose.SmallCaseForTheSanitizers:GpuMirrorTranspose.SmallCasesForTheSanitizers'
   filter+=':GpuConvert.InvalidArgumentsAreReportedLikeTheHost'
   filter+=':GpuConvert.TiledDcsrEveryWayOnSmallInputs:GpuConvert.TiledDcsrStripWindowsAndTheirLimits:GpuConvertPoisoned.*:ColumnReuseGaps.MatchTheHostCount'
+  filter+=':GpuConvert.NormalizeCooWithAndWithoutDuplicates:GpuConvert.NormalizeCooByRowBucketsAndTheirLimits'
   filter+="${SPARSETC_SANITIZE_EXTRA:+:$SPARSETC_SANITIZE_EXTRA}"
   if timeout 300 compute-sanitizer --tool memcheck --error-exitcode 3 --print-limit 20 \
       build/release/tests/sparsetc_gpu_engine_tests --gtest_filter="$filter" >"$out/memcheck.log" 2>&1; then
