@@ -259,8 +259,7 @@ struct RowBucketPlan {
 };
 bool plan_row_buckets(int64_t rows, int64_t cols, int64_t nnz, RowBucketPlan& plan) {
   if (rows <= 0 || rows > kMaxInt32 || cols <= 0 || nnz <= 0 || nnz >= (int64_t(1) << 32)) return false;
-  int col_bits = 1;
-  while ((int64_t(1) << col_bits) < cols) ++col_bits;
+  const int col_bits = std::max(1, bits_for(uint64_t(cols)));
   const int64_t most_rows = std::min<int64_t>(kBucketCap, int64_t(1) << (32 - col_bits));
   int64_t per = std::clamp<int64_t>((kBucketTarget * rows + nnz - 1) / nnz, 1, most_rows);
   if ((rows + per - 1) / per > kMaxBuckets) per = (rows + kMaxBuckets - 1) / kMaxBuckets;
@@ -268,8 +267,9 @@ bool plan_row_buckets(int64_t rows, int64_t cols, int64_t nnz, RowBucketPlan& pl
   plan.rows_per_bucket = per;
   plan.buckets = (rows + per - 1) / per;
   plan.col_bits = col_bits;
-  // Each CTA of the count adds its counters to the sizes: at most a quarter of an add an entry,
-  // unless the machine needs more CTAs to be busy; none without entries to walk.
+  // CTAs of the count and the scatter: each CTA ends the count with one global add per bucket, so
+  // at most nnz / (4 * buckets) CTAs (a quarter of an add an entry), but never fewer than
+  // kMinChunks (the machine busy) nor more than the runs of entries to walk.
   const int64_t runs = (nnz + kChunkThreads * kChunkLoads - 1) / (kChunkThreads * kChunkLoads);
   plan.ctas = std::min(runs, std::max<int64_t>({int64_t(1), nnz / (4 * plan.buckets), kMinChunks}));
   return true;
