@@ -585,13 +585,18 @@ TEST_F(GpuConvertPoisoned, VbrEveryWay) {
 }
 
 // The row permutation on poisoned allocations (also run under compute-sanitizer): 35 CTAs of its
-// scan (the look-back crosses windows of 32), a row spanning several tiles of the copy, empty rows;
-// and bad permutations whose lengths add up to more entries than there are (a long row repeated) or
-// fewer, reported like the host's while the copy stays within its buffers.
+// scan (the look-back crosses windows of 32), rows filling one to several tiles of the copy, empty
+// rows; and bad permutations whose lengths add up to more entries than there are (a long row
+// repeated) or fewer, reported like the host's while the copy stays within its buffers.
 TEST_F(GpuConvertPoisoned, PermutationsOverManyScanTiles) {
   std::vector<int64_t> lengths(70001, 1);
   for (size_t i = 0; i < lengths.size(); i += 7) lengths[i] = 0;
   for (size_t i = 3; i < lengths.size(); i += 101) lengths[i] = 37;
+  // Rows of 700, 1024 and 1025 entries among the short ones: tiles of the copy (2048 steps) that
+  // one or two rows fill.
+  for (size_t i = 5; i < lengths.size(); i += 997) lengths[i] = 1024;
+  for (size_t i = 6; i < lengths.size(); i += 991) lengths[i] = 1025;
+  for (size_t i = 9; i < 3000; i += 13) lengths[i] = 700;
   const int64_t long_row = 40000;
   lengths[size_t(long_row)] = 9000;  // about 4.4 tiles of the copy's 2048 steps
   const CsrMatrix<double> A = rows_of(12000, lengths, sparsetc_test::fresh_seed());
@@ -853,31 +858,11 @@ TEST(GpuConvert, NormalizeCooWithAndWithoutDuplicates) {
           }
 }
 
-// Rows of the given lengths (distinct random columns each) over `cols` columns; the other rows
-// are empty.
-CsrMatrix<double> rows_of_lengths(int64_t rows, int64_t cols, const std::vector<std::pair<int64_t, int64_t>>& lengths,
-                                  uint64_t seed) {
-  std::mt19937_64 rng(seed);
+// The lengths of `rows` rows: `lengths`' (row, length) pairs, the other rows empty (for rows_of).
+std::vector<int64_t> lengths_at(int64_t rows, const std::vector<std::pair<int64_t, int64_t>>& lengths) {
   std::vector<int64_t> length(size_t(rows), 0);
   for (const auto& [row, n] : lengths) length[size_t(row)] = n;
-  CsrMatrix<double> A;
-  A.rows = rows;
-  A.cols = cols;
-  A.row_ptr.assign(1, 0);
-  std::vector<int64_t> all(static_cast<size_t>(cols));
-  std::iota(all.begin(), all.end(), int64_t(0));
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  for (int64_t r = 0; r < rows; ++r) {
-    if (length[size_t(r)] > 0) std::shuffle(all.begin(), all.end(), rng);
-    std::vector<int64_t> picked(all.begin(), all.begin() + length[size_t(r)]);
-    std::sort(picked.begin(), picked.end());
-    for (int64_t c : picked) {
-      A.col_idx.push_back(c);
-      A.values.push_back(u(rng));
-    }
-    A.row_ptr.push_back(int64_t(A.col_idx.size()));
-  }
-  return A;
+  return length;
 }
 
 // The row buckets against the host on the cases their limits make: rows past the ranked length
@@ -902,12 +887,12 @@ TEST(GpuConvert, NormalizeCooByRowBucketsAndTheirLimits) {
     CooWay way;
   };
   std::vector<Case> cases;
-  cases.push_back({"long rows", rows_of_lengths(20000, 2500, long_rows, seed), 60, true, CooWay::kRowBuckets});
+  cases.push_back({"long rows", rows_of(2500, lengths_at(20000, long_rows), seed), 60, true, CooWay::kRowBuckets});
   cases.push_back({"long rows, buckets off", cases.back().matrix, 60, false, CooWay::kRadixSort});
   cases.push_back(
-      {"a full bucket", rows_of_lengths(20000, 4000, {{2100, 2048}}, seed + 1), 0, true, CooWay::kRowBuckets});
+      {"a full bucket", rows_of(4000, lengths_at(20000, {{2100, 2048}}), seed + 1), 0, true, CooWay::kRowBuckets});
   cases.push_back(
-      {"a bucket over its cap", rows_of_lengths(20000, 4000, {{2100, 2049}}, seed + 2), 0, true, CooWay::kRadixSort});
+      {"a bucket over its cap", rows_of(4000, lengths_at(20000, {{2100, 2049}}), seed + 2), 0, true, CooWay::kRadixSort});
   cases.push_back(
       {"uniform 150000 x 20", sd::generate_uniform(150000, 150000, 20, seed + 3), 1000, true, CooWay::kRowBuckets});
   // Columns of 26 bits leave 6 for the row in a bucket (buckets of 64 rows); 28 bits leave 4, too
@@ -923,7 +908,7 @@ TEST(GpuConvert, NormalizeCooByRowBucketsAndTheirLimits) {
       const int64_t r = std::uniform_int_distribution<int64_t>(0, (int64_t(1) << 22) - 1)(rng);
       lengths.push_back({r, 1 + r % 7});
     }
-    cases.push_back({"4M rows, 5000 entries", rows_of_lengths(int64_t(1) << 22, 7, lengths, seed + 5), 20, true,
+    cases.push_back({"4M rows, 5000 entries", rows_of(7, lengths_at(int64_t(1) << 22, lengths), seed + 5), 20, true,
                      CooWay::kRowBuckets});
   }
   for (const Case& c : cases)
