@@ -31,13 +31,17 @@ static_assert(kStagedEntries % kStagedThreads == 0, "the staged entries fill the
 static_assert(kStagedBlocks <= kStagedThreads, "a thread loads one block of the list");
 constexpr int kStagedRows = 32;           // rows per group (one row end per thread)
 constexpr int kStagedStageBytes = 32768;  // the dense stage (a BCSR block of 1024 doubles is 8 KB)
+static_assert((kStagedRows & (kStagedRows - 1)) == 0 && (kStagedBlocks & (kStagedBlocks - 1)) == 0,
+              "the searches' unrolled steps start at these powers of two");
 
-// How many of the `count` non-decreasing values a[0..count) are below `key` (top = the largest
-// power of two not above count).
-template <typename T>
-__device__ __forceinline__ int count_below_in(const T* a, int count, int top, T key) {
+// How many of the `count` non-decreasing values a[0..count) are below `key`, for count <= kTop (a
+// power of two). The steps are unrolled: searching from the count's own top in a loop ran 17% more
+// instructions in VBR's kernel, and BCSR 16x8 / 16x16 on a 27-point stencil took 14-16% longer.
+template <int kTop, typename T>
+__device__ __forceinline__ int count_below_in(const T* a, int count, T key) {
   int at = 0;
-  for (int step = top; step >= 1; step >>= 1)
+#pragma unroll
+  for (int step = kTop; step >= 1; step >>= 1)
     if (at + step <= count && a[at + step - 1] < key) at += step;
   return at;
 }
@@ -109,7 +113,6 @@ __device__ __forceinline__ void assemble_staged_groups(const int64_t* __restrict
     if (t < n) block_of_list[t] = listed;
     if (t < nrows) row_end[t] = int32_t(end - first);
     __syncthreads();
-    const int row_top = 1 << (31 - __clz(nrows)), block_top = 1 << (31 - __clz(n));
     int slot[kStagedSlots];
 #pragma unroll
     for (int u = 0; u < kStagedSlots; ++u) {
@@ -117,8 +120,8 @@ __device__ __forceinline__ void assemble_staged_groups(const int64_t* __restrict
       if (c[u] < 0) continue;
       const uint32_t column = uint32_t(c[u]);
       const int32_t bc = int32_t(width.divide(column));
-      const int rr = count_below_in(row_end, nrows, row_top, int32_t(u * kStagedThreads + t + 1));
-      const int k = count_below_in(block_of_list, n, block_top, bc);
+      const int rr = count_below_in<kStagedRows>(row_end, nrows, int32_t(u * kStagedThreads + t + 1));
+      const int k = count_below_in<int(kStagedBlocks)>(block_of_list, n, bc);
       slot[u] = layout.place(int(column - uint32_t(bc) * width.divisor), rr, k, nrows, area);
     }
     const int stage_blocks = stage_bytes / (area * int(sizeof(V)));
