@@ -36,7 +36,7 @@ static_assert((kStagedRows & (kStagedRows - 1)) == 0 && (kStagedBlocks & (kStage
 
 // How many of the `count` non-decreasing values a[0..count) are below `key`, for count <= kTop (a
 // power of two). The steps are unrolled: searching from the count's own top in a loop ran 17% more
-// instructions in VBR's kernel, and BCSR 16x8 / 16x16 on a 27-point stencil took 14-16% longer.
+// instructions in VBR's kernel, and BCSR 16x8 / 16x16 on a 27-point stencil took 16-23% longer.
 template <int kTop, typename T>
 __device__ __forceinline__ int count_below_in(const T* a, int count, T key) {
   int at = 0;
