@@ -149,16 +149,14 @@ DeviceBcsr<V> gpu_csr_to_bcsr(const DeviceCsrView<V>& csr, int block_height, int
   // The staging holds at least one block (1024 doubles are 8 KB).
   const int stage_bytes = std::max(kCompactStageBytes, area * int(sizeof(V)));
   const size_t shared = size_t(kCompactWarps) * size_t(stage_bytes);
-  SPARSETC_CUDA_CHECK(cudaFuncSetAttribute(bcsr_compact_kernel<V>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           int(shared)));
+  allow_dynamic_shared(bcsr_compact_kernel<V>, shared);
   bcsr_compact_kernel<V><<<compact_grid(block_rows), kCompactThreads, shared, context.stream>>>(
       csr.row_ptr, csr.col_idx, csr.values, csr.rows, block_height, width, block_rows, block_ptr,
       b.list.template as<const uint32_t>(), bcsr.block_col.template as<int32_t>(), stage_bytes,
       bcsr.values.template as<V>());
   SPARSETC_CUDA_CHECK_LAUNCH();
   if (b.wide_groups > b.large_groups) {  // block rows that are not compact but within the staged limits
-    SPARSETC_CUDA_CHECK(cudaFuncSetAttribute(bcsr_staged_kernel<V>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             kStagedStageBytes));
+    allow_dynamic_shared(bcsr_staged_kernel<V>, size_t(kStagedStageBytes));
     const unsigned grid = staged_grid(bcsr_staged_kernel<V>, kStagedStageBytes, block_rows);
     bcsr_staged_kernel<V><<<grid, kStagedThreads, kStagedStageBytes, context.stream>>>(
         csr.row_ptr, csr.col_idx, csr.values, csr.rows, block_height, width, block_rows, block_ptr,

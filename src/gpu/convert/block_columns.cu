@@ -627,8 +627,7 @@ BlockColumns find_block_columns(const int64_t* row_ptr, const int32_t* col_idx, 
                                              heavy.as<int64_t>(), d_counters);
     SPARSETC_CUDA_CHECK_LAUNCH();
     const size_t shared = size_t(kGroupWarps) * (kWords + kSummary) * sizeof(uint32_t);
-    SPARSETC_CUDA_CHECK(cudaFuncSetAttribute(distinct_blocks_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             int(shared)));
+    allow_dynamic_shared(distinct_blocks_kernel, shared);
     // Two groups per warp: each warp clears its 8 KB window once for both, and the CTAs still come
     // in waves that the hardware balances. (Measured on an H200: a persistent grid was 3-8% faster
     // on a band and a stencil but 19% slower on R-MAT, whose groups differ widely; one group per
@@ -639,8 +638,7 @@ BlockColumns find_block_columns(const int64_t* row_ptr, const int32_t* col_idx, 
     SPARSETC_CUDA_CHECK_LAUNCH();
     if (nnz > kHeavyEntries) {
       const size_t heavy_shared = size_t(kHeavyWords + kHeavySummary) * sizeof(uint32_t);
-      SPARSETC_CUDA_CHECK(cudaFuncSetAttribute(distinct_blocks_heavy_kernel,
-                                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(heavy_shared)));
+      allow_dynamic_shared(distinct_blocks_heavy_kernel, heavy_shared);
       distinct_blocks_heavy_kernel<<<unsigned(std::min<int64_t>(most_heavy, 1024)), kThreads, heavy_shared,
                                      context.stream>>>(groups_of, heavy.as<const int64_t>(), d_counters, col_idx,
                                                        divider, cursors.as<int64_t>(), list, counts.as<int64_t>());

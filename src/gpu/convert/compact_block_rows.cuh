@@ -136,21 +136,50 @@ struct CompactRow {
   int32_t my_block;
 };
 
+// Block row g, whose entry range and block count are `range`: compact(row, entries, locator) if it
+// is compact and has blocks, wide(g, b0, blocks, its list) if it is not. Everything the compact
+// call needs (its first block and list, its entries, its row ends) is loaded before anything waits
+// on one, so a block row costs one round trip. Call from all lanes.
+template <typename V, typename Rows, typename Compact, typename Wide>
+__device__ __forceinline__ void visit_block_row(int64_t g, const BlockRowEntries& range,
+                                                const int64_t* __restrict__ row_ptr,
+                                                const int32_t* __restrict__ col_idx, const V* __restrict__ values,
+                                                const int64_t* __restrict__ block_ptr,
+                                                const uint32_t* __restrict__ list, const Rows& rows_of,
+                                                Compact& compact, Wide& wide) {
+  const int lane = threadIdx.x & 31;
+  const int64_t first = range.first, b0 = block_ptr[g];  // (in cache: loaded with the range)
+  const uint32_t* mine = list + first;
+  if (!is_compact_group(range.stop - first, range.blocks)) {
+    wide(g, b0, block_ptr[g + 1] - b0, mine);
+    return;
+  }
+  const int n = range.blocks, entries = int(range.stop - first);
+  if (n == 0) return;
+  int64_t r0, r1;
+  rows_of.bounds(g, r0, r1);  // (in cache: loaded with the range)
+  const int nrows = int(r1 - r0);
+  const uint32_t listed = lane < n ? mine[lane] : 0u;
+  CompactEntries<V> e;
+  e.load(col_idx + first, values + first, entries);
+  const int32_t my_end = compact_row_end(row_ptr, r0, nrows, first);
+  const int32_t my_block = lane < n ? int32_t(listed) : INT32_MAX;
+  const CompactLocator at(my_end, nrows, my_block, n);
+  compact(CompactRow{g, first, b0, n, nrows, entries, my_block}, e, at);
+}
+
 // The block rows of a one-warp kernel, grid-stride, one warp each (block row g is rows
-// rows_of.bounds(g); a compact one has at most 32): compact(row, entries, locator) for a compact
-// block row with blocks, wide(g, b0, blocks, its list) for one that is not compact. Only the next
-// block row's entry range and block count are loaded ahead; everything else of a compact block row (its first block
-// and list, its entries, its row ends) is loaded before anything waits on one, so a block row
-// costs one round trip.
+// rows_of.bounds(g); a compact one has at most 32), each visited by visit_block_row. Only the next
+// block row's entry range and block count are loaded ahead.
 // (Measured on an H200: the list written before the entries were loaded, and the next block
-// row's four bounds spilled to local memory at 80 registers, cost each block row three.)
+// row's four bounds spilled to local memory at 80 registers, cost each block row three round trips.)
 template <typename V, typename Rows, typename Compact, typename Wide>
 __device__ __forceinline__ void for_each_block_row(const int64_t* __restrict__ row_ptr,
                                                    const int32_t* __restrict__ col_idx, const V* __restrict__ values,
                                                    const int64_t* __restrict__ block_ptr,
                                                    const uint32_t* __restrict__ list, int64_t groups,
                                                    const Rows& rows_of, Compact compact, Wide wide) {
-  const int lane = threadIdx.x & 31, warps_per_cta = int(blockDim.x >> 5);
+  const int warps_per_cta = int(blockDim.x >> 5);
   const int64_t warps = int64_t(gridDim.x) * warps_per_cta;
   int64_t g = int64_t(blockIdx.x) * warps_per_cta + (threadIdx.x >> 5);
   BlockRowEntries ahead;
@@ -158,24 +187,7 @@ __device__ __forceinline__ void for_each_block_row(const int64_t* __restrict__ r
   for (; g < groups; g += warps) {
     const BlockRowEntries range = ahead;
     if (g + warps < groups) ahead.load(row_ptr, block_ptr, rows_of, g + warps);
-    const int64_t first = range.first, b0 = block_ptr[g];  // (in cache: loaded with the range)
-    const uint32_t* mine = list + first;
-    if (!is_compact_group(range.stop - first, range.blocks)) {
-      wide(g, b0, block_ptr[g + 1] - b0, mine);
-      continue;
-    }
-    const int n = range.blocks, entries = int(range.stop - first);
-    if (n == 0) continue;
-    int64_t r0, r1;
-    rows_of.bounds(g, r0, r1);  // (in cache: loaded with the range)
-    const int nrows = int(r1 - r0);
-    const uint32_t listed = lane < n ? mine[lane] : 0u;
-    CompactEntries<V> e;
-    e.load(col_idx + first, values + first, entries);
-    const int32_t my_end = compact_row_end(row_ptr, r0, nrows, first);
-    const int32_t my_block = lane < n ? int32_t(listed) : INT32_MAX;
-    const CompactLocator at(my_end, nrows, my_block, n);
-    compact(CompactRow{g, first, b0, n, nrows, entries, my_block}, e, at);
+    visit_block_row(g, range, row_ptr, col_idx, values, block_ptr, list, rows_of, compact, wide);
   }
 }
 

@@ -53,6 +53,13 @@ void run_cub(const char* what, const GpuContext& context, Call&& call) {
   SPARSETC_CUB_CHECK(call(temp.data(), bytes), what);
 }
 
+// Lets `kernel` take `bytes` of dynamic shared memory (past 48 KB it must be asked for).
+template <typename Kernel>
+void allow_dynamic_shared(Kernel kernel, size_t bytes) {
+  if (bytes > 48 * 1024)
+    SPARSETC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+}
+
 // in[i] for i < n, 0 at i = n: an exclusive scan of n + 1 of them ends with the total.
 template <typename T>
 struct PaddedValue {

@@ -400,8 +400,7 @@ void sort_entries(const CsrSource<O, W>& csr, int64_t nnz, const FastDivider& di
                                                 ::cuda::std::plus<>{}, int64_t(0), n, context.stream);
       });
       const size_t shared = scatter_shared_bytes(digits);
-      SPARSETC_CUDA_CHECK(cudaFuncSetAttribute(digit_scatter_kernel<Src, W>,
-                                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
+      allow_dynamic_shared(digit_scatter_kernel<Src, W>, shared);
       digit_scatter_kernel<Src, W><<<unsigned(tiles), kThreads, shared, context.stream>>>(
           source, nnz, tiles, digit_of, bits, offsets.as<const int64_t>(), tile_first_row.as<const int64_t>(), out);
       SPARSETC_CUDA_CHECK_LAUNCH();

@@ -245,12 +245,6 @@ void radix_sort_pairs(const K* keys_in, K* keys_out, const Val* vals_in, Val* va
        twin + raw.base, " and ", k + raw.base, raw.base == SPARSETC_BASE_ONE ? " (1-based)" : "");
 }
 
-template <typename Kernel>
-void allow_dynamic_shared(Kernel kernel, size_t bytes) {
-  if (bytes > 48 * 1024)
-    SPARSETC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-}
-
 // The row buckets for rows x cols with nnz entries, or false where they do not fit (too many rows
 // for the buckets, or for the bits the columns leave).
 struct RowBucketPlan {
@@ -291,7 +285,7 @@ bool coo_by_row_buckets(const RawSparse& raw, sparsetc_duplicates_t duplicates, 
   const size_t counters = size_t(buckets) * sizeof(uint32_t);
 
   DeviceBuffer bucket_start = buffer_of<int64_t>(buckets + 1, context);
-  DeviceBuffer records = buffer_of<BucketRecord<V>>(nnz, context);
+  DeviceBuffer records;  // 16 bytes an entry: taken only once the buckets are known to fit
   {
     const unsigned ctas = unsigned(plan.ctas);
     DeviceBuffer size = buffer_of<unsigned>(buckets, context);
@@ -307,6 +301,7 @@ bool coo_by_row_buckets(const RawSparse& raw, sparsetc_duplicates_t duplicates, 
     for_each_index(buckets, context,
                    BucketCursors{bucket_start.as<const int64_t>(), cursor.as<uint32_t>(), largest.as<unsigned>()});
     if (read_back(largest.as<const unsigned>(), stream) > unsigned(kBucketCap)) return false;
+    records = buffer_of<BucketRecord<V>>(nnz, context);
     scatter_row_buckets_kernel<O, I, V><<<ctas, kChunkThreads, 0, stream>>>(
         ri, ci, values, base, nnz, bucket_rows, plan.col_bits, cursor.as<uint32_t>(), records.as<BucketRecord<V>>());
     SPARSETC_CUDA_CHECK_LAUNCH();

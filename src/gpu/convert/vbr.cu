@@ -221,8 +221,7 @@ DeviceVbr<V> gpu_csr_to_vbr(const DeviceCsrView<V>& csr, const std::vector<int64
   if (by_warps) {
     const int stage_bytes = std::max(kCompactStageBytes, int((block_bytes + 15) / 16 * 16));
     const size_t shared = size_t(kCompactWarps) * size_t(stage_bytes);
-    SPARSETC_CUDA_CHECK(
-        cudaFuncSetAttribute(vbr_compact_kernel<V>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
+    allow_dynamic_shared(vbr_compact_kernel<V>, shared);
     vbr_compact_kernel<V><<<compact_grid(vbr.groups), kCompactThreads, shared, context.stream>>>(
         csr.row_ptr, csr.col_idx, csr.values, d_group_ptr, vbr.groups, width, block_ptr, b.list.as<const uint32_t>(),
         group_offset.as<const int64_t>(), vbr.block_col.template as<int32_t>(), vbr.value_offset.template as<int64_t>(),
@@ -230,8 +229,7 @@ DeviceVbr<V> gpu_csr_to_vbr(const DeviceCsrView<V>& csr, const std::vector<int64
     SPARSETC_CUDA_CHECK_LAUNCH();
   }
   if (staged && (!by_warps || b.wide_groups > 0)) {
-    SPARSETC_CUDA_CHECK(
-        cudaFuncSetAttribute(vbr_staged_kernel<V>, cudaFuncAttributeMaxDynamicSharedMemorySize, kStagedStageBytes));
+    allow_dynamic_shared(vbr_staged_kernel<V>, size_t(kStagedStageBytes));
     const unsigned grid = staged_grid(vbr_staged_kernel<V>, kStagedStageBytes, vbr.groups);
     // (the lists in place where the warps run; otherwise block_col, as b.list was released)
     vbr_staged_kernel<V><<<grid, kStagedThreads, kStagedStageBytes, context.stream>>>(
