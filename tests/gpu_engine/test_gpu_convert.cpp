@@ -87,6 +87,13 @@ CsrMatrix<double> rows_of(int64_t cols, const std::vector<int64_t>& lengths, uin
   return m;
 }
 
+// Row lengths from runs of (rows, entries per row).
+std::vector<int64_t> run_lengths(std::initializer_list<std::pair<int, int64_t>> runs) {
+  std::vector<int64_t> out;
+  for (auto [rows, entries] : runs) out.insert(out.end(), size_t(rows), entries);
+  return out;
+}
+
 CsrMatrix<double> empty_matrix(int64_t rows, int64_t cols) {
   CsrMatrix<double> m;
   m.rows = rows;
@@ -189,19 +196,24 @@ void check_bcsr(const CsrMatrix<V>& A, int h, int w, const std::string& where, c
   EXPECT_SAME(values);
 }
 
+// Each of the bitmap tiles' ways (the chosen one and both forced) against the host's.
 template <typename V>
-void check_bitmap(const CsrMatrix<V>& A, const std::string& where, const GpuContext& ctx) {
+void check_bitmap(const CsrMatrix<V>& A, const std::string& matrix, const GpuContext& ctx) {
   const sd::DeviceCsr<V> d = sd::csr_to_device(A, ctx);
-  const sd::BitmapTiles<V> got = sd::gpu_csr_to_bitmap_tiles(d.view(), ctx).to_host(ctx.stream);
   const sd::BitmapTiles<V> want = sd::csr_to_bitmap_tiles(A);
-  EXPECT_SAME_SCALAR(rows);
-  EXPECT_SAME_SCALAR(cols);
-  EXPECT_SAME(tile_row_ptr);
-  EXPECT_SAME(tile_row);
-  EXPECT_SAME(tile_col);
-  EXPECT_SAME(bitmap);
-  EXPECT_SAME(element_offset);
-  EXPECT_SAME(values);
+  for (auto [way, name] : {std::pair{sd::BitmapWay::kChosen, " (chosen)"}, std::pair{sd::BitmapWay::kQuads, " (quads)"},
+                           std::pair{sd::BitmapWay::kTileRows, " (tile rows)"}}) {
+    const std::string where = matrix + name;
+    const sd::BitmapTiles<V> got = sd::gpu_csr_to_bitmap_tiles(d.view(), ctx, way).to_host(ctx.stream);
+    EXPECT_SAME_SCALAR(rows);
+    EXPECT_SAME_SCALAR(cols);
+    EXPECT_SAME(tile_row_ptr);
+    EXPECT_SAME(tile_row);
+    EXPECT_SAME(tile_col);
+    EXPECT_SAME(bitmap);
+    EXPECT_SAME(element_offset);
+    EXPECT_SAME(values);
+  }
 }
 
 template <typename V>
@@ -519,29 +531,24 @@ TEST(GpuConvert, TiledDcsrStripWindowsAndTheirLimits) {
 class GpuConvertPoisoned : public sparsetc_test::PoisonedGpuTest {};
 
 TEST_F(GpuConvertPoisoned, BcsrBlockRowsOfEveryKind) {
-  auto lengths = [](std::initializer_list<std::pair<int, int64_t>> runs) {  // (rows, entries per row)
-    std::vector<int64_t> out;
-    for (auto [rows, entries] : runs) out.insert(out.end(), size_t(rows), entries);
-    return out;
-  };
   // 2048 columns: at most 256 blocks of 8 columns, so the block rows are sized by their entries.
   const CsrMatrix<double> by_entries = rows_of(
-      2048, lengths({{16, 1}, {16, 64}, {15, 64}, {1, 65}, {16, 20}, {16, 0}, {16, 3}, {7, 40}}),
+      2048, run_lengths({{16, 1}, {16, 64}, {15, 64}, {1, 65}, {16, 20}, {16, 0}, {16, 3}, {7, 40}}),
       sparsetc_test::fresh_seed());
   // 5000 columns: a block row of 640 entries spans about 400 blocks of 8 (large), one of 48 about 47.
   const CsrMatrix<double> by_blocks =
-      rows_of(5000, lengths({{16, 40}, {16, 3}, {8, 6}, {8, 0}, {5, 9}}), sparsetc_test::fresh_seed());
+      rows_of(5000, run_lengths({{16, 40}, {16, 3}, {8, 6}, {8, 0}, {5, 9}}), sparsetc_test::fresh_seed());
   // 2000003 columns: block rows of 257-512 entries spread over several 65536-block windows of
   // find_block_columns' second pass (its register path: mask rounds, then the window).
   const CsrMatrix<double> far =
-      rows_of(2000003, lengths({{16, 25}, {16, 2}, {8, 40}, {16, 32}, {3, 90}}), sparsetc_test::fresh_seed());
+      rows_of(2000003, run_lengths({{16, 25}, {16, 2}, {8, 40}, {16, 32}, {3, 90}}), sparsetc_test::fresh_seed());
   // Block rows of 257-512 entries within few blocks (find_block_columns' second pass in the
   // registers, one round of masks or several): a band of 25 entries a row (400 per 16-row block
   // row), and 256 columns (at most 32 blocks of 8) with block rows of 512 and 528 entries (16 rows)
   // or 256 and 264 (8 rows).
   const CsrMatrix<double> long_band = sd::generate_band(203, 12, sparsetc_test::fresh_seed());
   const CsrMatrix<double> near_512 =
-      rows_of(256, lengths({{16, 32}, {16, 33}, {15, 17}, {16, 2}, {3, 40}}), sparsetc_test::fresh_seed());
+      rows_of(256, run_lengths({{16, 32}, {16, 33}, {15, 17}, {16, 2}, {3, 40}}), sparsetc_test::fresh_seed());
   for (const auto& [name, A] : {std::pair{"by entries", &by_entries}, std::pair{"by blocks", &by_blocks},
                                 std::pair{"far", &far}, std::pair{"long band", &long_band},
                                 std::pair{"near 512", &near_512}}) {
@@ -550,6 +557,34 @@ TEST_F(GpuConvertPoisoned, BcsrBlockRowsOfEveryKind) {
       check_bcsr(*A, h, w, std::string(name) + shape, context());
       check_bcsr(sd::cast_values<float>(*A), h, w, std::string(name) + " (float)" + shape, context());
     }
+  }
+}
+
+// The bitmap tiles' ways (check_bitmap: quads of four tile rows a warp where every tile row is
+// compact, a warp a tile row and tasks for the wide ones) on quads of exactly 1024 entries and 128
+// tiles (four tile rows of 256 entries and 32 tiles), beside tile rows that are not compact (257+
+// entries, or 33+ tiles), empty tile rows, the last quad and tile row partial; on poisoned
+// allocations (also run under compute-sanitizer).
+TEST_F(GpuConvertPoisoned, BitmapTilesQuadsBesideOtherTileRows) {
+  const uint64_t seed = sparsetc_test::fresh_seed();
+  // 256 columns: at most 32 tiles a tile row, so the tile rows are sized by their entries. Tile
+  // rows 0-3 and 8-11 full (the quads' limits), 6 of 256 entries in one long row and seven short.
+  const CsrMatrix<double> full_quads = rows_of(
+      256, run_lengths({{32, 32}, {8, 3}, {8, 0}, {1, 249}, {7, 1}, {8, 2}, {32, 32}, {8, 20}, {5, 9}}), seed);
+  const CsrMatrix<double> by_entries =
+      rows_of(256, run_lengths({{8, 32}, {8, 3}, {8, 0}, {8, 5}, {8, 33}, {8, 2}, {8, 1}, {8, 4}, {3, 7}, {5, 0},
+                                {8, 20}, {1, 256}, {7, 1}, {8, 6}, {5, 9}}),
+              seed + 1);
+  // 5000 columns: 40 entries of a tile row spread over about 40 tiles (not compact).
+  const CsrMatrix<double> by_tiles =
+      rows_of(5000, run_lengths({{16, 5}, {8, 40}, {8, 3}, {4, 0}, {4, 2}, {5, 9}}), seed + 2);
+  const CsrMatrix<double> band = sd::generate_band(1003, 6, seed + 3);
+  const CsrMatrix<double> stencil = sd::generate_poisson3d27(11, seed + 4);  // 216 entries, 27 tiles a tile row
+  for (const auto& [name, A] : {std::pair{"full quads", &full_quads}, std::pair{"by entries", &by_entries},
+                                std::pair{"by tiles", &by_tiles}, std::pair{"band", &band},
+                                std::pair{"poisson3d27 11", &stencil}}) {
+    check_bitmap(*A, std::string(name) + " bitmap", context());
+    check_bitmap(sd::cast_values<float>(*A), std::string(name) + " (float) bitmap", context());
   }
 }
 

@@ -309,8 +309,12 @@ TEST(GpuConvertBench, Timings) {
     if (wanted("bitmap")) {
       const sd::DeviceBitmapTiles<double> t = sd::gpu_csr_to_bitmap_tiles(v, ctx);
       const double ms = time_ms(stream, [&] { sd::gpu_csr_to_bitmap_tiles(v, ctx); });
-      report("csr_to_bitmap_tiles (" + std::to_string(t.tiles) + ")", ms,
-             csr_bytes + 8 * (rows / 8 + 2) + double(t.tiles) * 24 + 8 + 8 * nnz);
+      const double bitmap_bytes = csr_bytes + 8 * (rows / 8 + 2) + double(t.tiles) * 24 + 8 + 8 * nnz;
+      report("csr_to_bitmap_tiles (" + std::to_string(t.tiles) + ")", ms, bitmap_bytes);
+      // Both ways in the same run (the quads' falls back to the other where a tile row is not compact).
+      for (auto [way, name] : {std::pair{sd::BitmapWay::kQuads, "  by quads"},
+                               std::pair{sd::BitmapWay::kTileRows, "  by tile rows"}})
+        report(name, time_ms(stream, [&, way = way] { sd::gpu_csr_to_bitmap_tiles(v, ctx, way); }), bitmap_bytes);
       const double find_ms = time_ms(stream, [&] {
         sd::gpuconv::find_block_columns(v.row_ptr, v.col_idx, v.rows, v.cols, v.nnz, 8, nullptr, (v.rows + 7) / 8, 8,
                                         8, sd::gpuconv::BlockListing::kInPlace, ctx);

@@ -1,14 +1,15 @@
 // CSR -> 8x8 bitmap tiles (tSparse layout) on the device.
 //
 // find_block_columns gives each tile row's tile columns and leaves each list where it was
-// counted. Then one warp per compact tile row (convert_internal.hpp: at most 256 entries and 32
-// tiles; nearly every tile row of banded, stencil and scattered matrices) does the rest
-// (compact_block_rows.cuh): its list to tile_col and tile_row, its entries read once into the
-// registers, each entry's row and tile found by shuffles, its bit ORed into the tile's bitmap in
-// shared memory; the lanes (one tile each) scan the bitmaps' popcounts into element offsets, each
-// entry's place is its tile's offset plus the popcount of the tile's bits below its own, and the
-// tile row's values (a contiguous range of the packed array, as long as its entries) are staged in
-// shared memory and written out coalesced.
+// counted. Where every tile row is compact (convert_internal.hpp: at most 256 entries and 32
+// tiles; bitmap_takes_quads), one warp per four tile rows does the rest, a lane a row
+// (bitmap_quads.cuh). Otherwise one warp per compact tile row (nearly every tile row of banded,
+// stencil and scattered matrices) does the rest (compact_block_rows.cuh): its list to tile_col
+// and tile_row, its entries read once into the registers, each entry's row and tile found by
+// shuffles, its bit ORed into the tile's bitmap in shared memory; the lanes (one tile each) scan
+// the bitmaps' popcounts into element offsets, each entry's place is its tile's offset plus the
+// popcount of the tile's bits below its own, and the tile row's values (a contiguous range of the
+// packed array, as long as its entries) are staged in shared memory and written out coalesced.
 //
 // The other tile rows (power-law hubs, long rows) are cut into tasks (block_chunks.cuh): one warp
 // per task of at most 128 consecutive tiles of a tile row, as the host does it but in shared
@@ -22,11 +23,13 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "gpu/convert/bitmap_quads.cuh"
 #include "gpu/convert/block_chunks.cuh"
 #include "gpu/convert/compact_block_rows.cuh"
 #include "gpu/convert/convert_common.cuh"
 #include "gpu/convert/convert_internal.hpp"
 #include "gpu/convert/gpu_convert.hpp"
+#include "gpu/device_properties.hpp"
 
 namespace sparsetc::detail {
 namespace gpuconv {
@@ -173,11 +176,33 @@ __global__ void __launch_bounds__(kCompactThreads, 6)
                      wide);
 }
 
+// As many CTAs as fit the device at once (each warp takes its quads in turn).
+template <typename V>
+void launch_quads(const DeviceCsrView<V>& csr, int64_t tile_rows, const int64_t* tile_ptr, const BlockColumns& b,
+                  DeviceBitmapTiles<V>& tiles, const GpuContext& context) {
+  namespace quads = bitmap_quads;
+  const auto kernel = quads::quads_kernel<V>;
+  const size_t shared = sizeof(quads::Space<V>) * quads::kWarps;
+  allow_dynamic_shared(kernel, shared);
+  int per_sm = 0;
+  SPARSETC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, quads::kThreads, shared));
+  const int64_t resident = int64_t(std::max(per_sm, 1)) * current_device_sm_count();
+  const int64_t count = (tile_rows + quads::kTileRows - 1) / quads::kTileRows;
+  const unsigned ctas = unsigned(std::clamp<int64_t>((count + quads::kWarps - 1) / quads::kWarps, 1, resident));
+  kernel<<<ctas, quads::kThreads, shared, context.stream>>>(
+      csr.row_ptr, csr.col_idx, csr.values, csr.rows, csr.nnz, tile_rows, tile_ptr,
+      b.list.template as<const uint32_t>(), b.blocks, tiles.tile_col.template as<int32_t>(),
+      tiles.tile_row.template as<int32_t>(), tiles.bitmap.template as<ull>(),
+      tiles.element_offset.template as<int64_t>(), tiles.values.template as<V>());
+  SPARSETC_CUDA_CHECK_LAUNCH();
+}
+
 }  // namespace
 }  // namespace gpuconv
 
 template <typename V>
-DeviceBitmapTiles<V> gpu_csr_to_bitmap_tiles(const DeviceCsrView<V>& csr, const GpuContext& context) {
+DeviceBitmapTiles<V> gpu_csr_to_bitmap_tiles(const DeviceCsrView<V>& csr, const GpuContext& context,
+                                             BitmapWay way) {
   using namespace gpuconv;
   DeviceBitmapTiles<V> tiles;
   tiles.rows = csr.rows;
@@ -196,6 +221,11 @@ DeviceBitmapTiles<V> gpu_csr_to_bitmap_tiles(const DeviceCsrView<V>& csr, const 
   zero(tiles.element_offset.template as<int64_t>(), 1, context.stream);  // no tiles: [0]
   if (b.blocks == 0) return tiles;
   const int64_t* tile_ptr = tiles.tile_row_ptr.template as<const int64_t>();
+  const bool quads = way != BitmapWay::kTileRows && bitmap_takes_quads(b.wide_groups);
+  if (quads) {
+    launch_quads(csr, tile_rows, tile_ptr, b, tiles, context);
+    return tiles;
+  }
   bitmap_compact_kernel<V><<<compact_grid(tile_rows), kCompactThreads, 0, context.stream>>>(
       csr.row_ptr, csr.col_idx, csr.values, csr.rows, csr.nnz, tile_rows, tile_ptr,
       b.list.template as<const uint32_t>(), b.blocks, tiles.tile_col.template as<int32_t>(),
@@ -215,7 +245,9 @@ DeviceBitmapTiles<V> gpu_csr_to_bitmap_tiles(const DeviceCsrView<V>& csr, const 
   return tiles;
 }
 
-template DeviceBitmapTiles<float> gpu_csr_to_bitmap_tiles<float>(const DeviceCsrView<float>&, const GpuContext&);
-template DeviceBitmapTiles<double> gpu_csr_to_bitmap_tiles<double>(const DeviceCsrView<double>&, const GpuContext&);
+template DeviceBitmapTiles<float> gpu_csr_to_bitmap_tiles<float>(const DeviceCsrView<float>&, const GpuContext&,
+                                                                  BitmapWay);
+template DeviceBitmapTiles<double> gpu_csr_to_bitmap_tiles<double>(const DeviceCsrView<double>&, const GpuContext&,
+                                                                    BitmapWay);
 
 }  // namespace sparsetc::detail

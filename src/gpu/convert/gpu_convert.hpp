@@ -166,8 +166,14 @@ DeviceCsr<V> as_transposed_csr(DeviceCsc<V>&& csc) {
 template <typename V>
 DeviceBcsr<V> gpu_csr_to_bcsr(const DeviceCsrView<V>& csr, int block_height, int block_width,
                               const GpuContext& context);
+// Bitmap tiles' two ways (bitmap_tiles.cu): a warp per four tile rows, or a warp per tile row and
+// tasks for the wide ones. kChosen picks by the matrix; the others force one (tests and the
+// benchmark run both on the same matrices), except that kQuads needs every tile row compact and
+// takes the other way where one is not.
+enum class BitmapWay { kChosen, kQuads, kTileRows };
 template <typename V>
-DeviceBitmapTiles<V> gpu_csr_to_bitmap_tiles(const DeviceCsrView<V>& csr, const GpuContext& context);
+DeviceBitmapTiles<V> gpu_csr_to_bitmap_tiles(const DeviceCsrView<V>& csr, const GpuContext& context,
+                                             BitmapWay way = BitmapWay::kChosen);
 template <typename V>
 DeviceDcsr<V> gpu_csr_to_dcsr(const DeviceCsrView<V>& csr, const GpuContext& context);
 template <typename V>
