@@ -117,9 +117,9 @@ constexpr bool is_staged_group(int64_t entries, int64_t blocks) {
 }
 
 // CSR -> bitmap tiles takes a warp per four tile rows (bitmap_quads.cuh) where every tile row is
-// compact: then a quad's entries and tiles fit its shared memory. (Measured on an H200, it is as
-// fast or faster than a warp per tile row on every such matrix: 18-22% on bands, 4% on a 27-point
-// stencil.)
+// compact: then a quad's entries and tiles fit its shared memory. (Measured on an H200, it is
+// faster than a warp per tile row on every such matrix tried: 7-20% on bands, 16% on a 7-point
+// stencil, 2-4% on a 27-point one.)
 constexpr bool bitmap_takes_quads(int64_t wide_tile_rows) { return wide_tile_rows == 0; }
 
 // What find_block_columns hands back besides block_ptr: block_col (and block_group), or the lists
