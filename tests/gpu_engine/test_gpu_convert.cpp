@@ -588,6 +588,46 @@ TEST_F(GpuConvertPoisoned, BitmapTilesQuadsBesideOtherTileRows) {
   }
 }
 
+// find_block_columns' first pass sorts the groups of at most 256 entries whose blocks span 8192 or
+// more (a bitonic network over the warp: 128 keys for at most 128 entries, else 256): groups of
+// exactly 128, 136 and 256 entries whose rows share most blocks (many duplicates), groups of
+// distinct blocks, random rows beside empty and long ones, and spans of 8191 blocks (the window)
+// and 8192 (the sort); the last group partial. Every allocation is poisoned (also run under
+// compute-sanitizer).
+TEST_F(GpuConvertPoisoned, BlockColumnsSortedWhereSpreadWide) {
+  const uint64_t seed = sparsetc_test::fresh_seed();
+  const auto never = [](int64_t) { return false; };
+  const auto some_empty = [](int64_t r) { return r % 11 == 4; };
+  // 61000 and 30000 are multiples of 8: at 8 columns a block, every row of a group shares its blocks.
+  const CsrMatrix<double> shared16 =
+      runs_of(203, 1000003, 16, 1, [](int64_t r, int64_t k) { return 61000 * k + r % 5; }, never, seed);
+  const CsrMatrix<double> shared17 =
+      runs_of(203, 1000003, 17, 1, [](int64_t r, int64_t k) { return 58000 * k + r % 7; }, some_empty, seed + 1);
+  const CsrMatrix<double> shared32 =
+      runs_of(203, 1000003, 32, 1, [](int64_t r, int64_t k) { return 30000 * k + r % 8; }, never, seed + 2);
+  const CsrMatrix<double> distinct = runs_of(
+      203, 1000003, 12, 1, [](int64_t r, int64_t k) { return 80000 * k + (977 * r + 131 * k) % 70000; }, never,
+      seed + 3);
+  const CsrMatrix<double> random =
+      rows_of(1000003, run_lengths({{8, 16}, {8, 1}, {1, 200}, {7, 0}, {8, 32}, {1, 256}, {7, 0}, {5, 3}}), seed + 4);
+  // Two entries a row, 8191 or 8192 blocks of 8 apart.
+  const CsrMatrix<double> span_8191 =
+      runs_of(37, 70000, 2, 1, [](int64_t r, int64_t k) { return k * 65528 + r % 8; }, never, seed + 5);
+  const CsrMatrix<double> span_8192 =
+      runs_of(37, 70000, 2, 1, [](int64_t r, int64_t k) { return k * 65536 + r % 8; }, never, seed + 6);
+  for (const auto& [name, A] : {std::pair{"shared 16", &shared16}, std::pair{"shared 17", &shared17},
+                                std::pair{"shared 32", &shared32}, std::pair{"distinct", &distinct},
+                                std::pair{"random", &random}, std::pair{"span 8191", &span_8191},
+                                std::pair{"span 8192", &span_8192}}) {
+    for (auto [h, w] : {std::pair{8, 8}, std::pair{16, 8}, std::pair{4, 16}, std::pair{3, 5}, std::pair{8, 32}}) {
+      const std::string shape = " bcsr " + std::to_string(h) + "x" + std::to_string(w);
+      check_bcsr(*A, h, w, std::string(name) + shape, context());
+    }
+    check_bcsr(sd::cast_values<float>(*A), 8, 8, std::string(name) + " (float) bcsr 8x8", context());
+    check_bitmap(*A, std::string(name) + " bitmap", context());
+  }
+}
+
 // VBR's ways on poisoned allocations (also run under compute-sanitizer): every group within the
 // staged limits, mostly compact (a band in groups of 1 to 32 rows: a warp per compact group, a CTA
 // per other group, by 16-byte or scalar copies) or not (the 27-point stencil: a CTA per group),

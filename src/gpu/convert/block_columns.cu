@@ -1,5 +1,5 @@
 // find_block_columns: the distinct column blocks of every row group, in increasing order (the
-// common first half of the BCSR, bitmap-tile and VBR conversions). No sort.
+// common first half of the BCSR, bitmap-tile and VBR conversions). No global sort.
 //
 // First pass (narrow_blocks_kernel, 1 KB of shared memory per warp: high occupancy): a group of
 // at most 256 entries (most groups of banded, stencil and scattered matrices) is read at once
@@ -8,8 +8,11 @@
 // multiply-high division by the width (fast_divider.hpp). If its blocks span fewer than 8192, they
 // are listed by up to four rounds of 32 consecutive blocks from the smallest left, one bit each in
 // a register ORed over the warp (banded rows take one round, a stencil's one per plane), and what
-// is left through a small bitmap window (below). The pass marks the other groups in counts for the
-// second pass, and lists the heavy ones.
+// is left through a small bitmap window (below). Blocks spread wider (a scattered matrix's groups)
+// are sorted in the registers instead, by a bitonic network over the warp (warp_sort.cuh), and the
+// distinct ones listed. (Measured on an H200: left to the second pass's 8 KB window, the groups of
+// 10^6 rows of 12 uniform random columns took it 348 us.) The pass marks the groups of more than
+// 256 entries in counts for the second pass, and lists the heavy ones.
 //
 // Second pass (distinct_blocks_kernel, the marked groups): a group of at most 512 entries (a
 // stencil's 16-row groups, 432 entries) is read into the registers at once and listed like the
@@ -36,6 +39,7 @@
 
 #include "gpu/convert/convert_common.cuh"
 #include "gpu/convert/convert_internal.hpp"
+#include "gpu/convert/warp_sort.cuh"
 
 namespace sparsetc::detail::gpuconv {
 namespace {
@@ -45,6 +49,8 @@ constexpr int kSummary = kWords / 32;        // one summary bit per word
 constexpr uint32_t kNone = 0xFFFFFFFFu;      // "no column block left"
 constexpr int kGroupWarps = 8;
 constexpr int kGroupsPerWarp = 2;
+// Groups per warp of the first pass: its warps' set-up is a fifth of a band's instructions at 2 a warp
+constexpr int kNarrowGroupsPerWarp = 4;
 // CTAs per SM of distinct_blocks_kernel, as its shared memory allows (said to ptxas: left to itself,
 // it held the kernel to 64 registers and spilled)
 constexpr int kGroupCtas = 3;
@@ -59,6 +65,10 @@ constexpr int kRegisterUnroll = 8;              // groups of at most 256 entries
 constexpr int kWideUnroll = 16;                 // ... and in the second pass, groups of at most 512
 constexpr int kNarrowWords = 256;               // the first pass's window: 8192 column blocks
 constexpr int kMaskRounds = 4;                  // the first pass's rounds of 32 blocks before its window
+// CTAs per SM of the first pass, said to ptxas (56 registers; left to itself the sort took it to 80,
+// and at 5 CTAs it spilled: no faster on an H200)
+constexpr int kNarrowCtas = 4;
+constexpr int kHalfUnroll = kRegisterUnroll / 2;  // groups of at most 32 * kHalfUnroll entries: half the registers
 constexpr int64_t kDeferredGroup = -1;          // counts[g] after the first pass: left to distinct_blocks_kernel
 constexpr int64_t kHeavyGroup = -2;             // ... left to distinct_blocks_heavy_kernel
 
@@ -241,6 +251,31 @@ __device__ __forceinline__ int64_t distinct_blocks_in_registers(uint32_t* bits, 
   return count;
 }
 
+// The first pass on a group of at most 32 * Unroll entries from `first` (Unroll: the fewest
+// registers that hold it, so a band's 8-row groups of about 100 entries issue half the loads and
+// tests): blocks spanning fewer than kNarrowWords * 32 by masks and then the window, others by the
+// sort (the window cleared first where `cleared` is false). Its list goes to list + first; returns
+// its block count.
+template <int Unroll>
+__device__ __forceinline__ int64_t list_short_group(const int32_t* __restrict__ col_idx, int64_t first, int entries,
+                                                    FastDivider width, uint32_t* bits, uint32_t* summary,
+                                                    bool& cleared, uint32_t* list) {
+  uint32_t bc[Unroll], highest;
+  uint32_t w0 = load_group_blocks(col_idx, first, entries, width, bc, highest);
+  if (w0 == kNone) return 0;
+  if (highest - w0 >= uint32_t(kNarrowWords) * 32) return list_distinct_sorted(bc, kNone, list + first);
+  int64_t count = list_by_masks(bc, entries, w0, list + first, kMaskRounds);
+  if (w0 != kNone) {
+    if (!cleared) {  // (listing leaves the window clear again)
+      for (int i = threadIdx.x & 31; i < kNarrowWords + kNarrowWords / 32; i += 32) bits[i] = 0;
+      __syncwarp();
+      cleared = true;
+    }
+    count += distinct_blocks_in_registers<kNarrowWords>(bits, summary, bc, entries, w0, list + first + count);
+  }
+  return count;
+}
+
 // The entry range of group g, loaded one group ahead of its use.
 struct EntryRange {
   int64_t first = 0, stop = 0;
@@ -261,10 +296,10 @@ __device__ __forceinline__ void add_group_counts(ListCounters* counters, unsigne
 }
 
 // First pass, with a small window (1 KB per warp: high occupancy): groups of at most
-// 32 * kRegisterUnroll entries whose blocks span fewer than kNarrowWords * 32 are done here
-// (list_by_masks, then the bitmap); heavy groups are listed for distinct_blocks_heavy_kernel and the
-// others for distinct_blocks_kernel (in no particular order).
-__global__ void __launch_bounds__(kThreads)
+// 32 * kRegisterUnroll entries are done here (blocks spanning fewer than kNarrowWords * 32:
+// list_by_masks, then the bitmap; wider: sorted); heavy groups are listed for
+// distinct_blocks_heavy_kernel and the others for distinct_blocks_kernel (in no particular order).
+__global__ void __launch_bounds__(kThreads, kNarrowCtas)
     narrow_blocks_kernel(Groups groups_of, int64_t groups, const int32_t* __restrict__ col_idx, FastDivider width,
                          uint32_t* __restrict__ list, int64_t* __restrict__ counts, int64_t* __restrict__ heavy,
                          ListCounters* __restrict__ counters) {
@@ -272,8 +307,7 @@ __global__ void __launch_bounds__(kThreads)
   const int lane = threadIdx.x & 31;
   uint32_t* bits = narrow_bits[threadIdx.x >> 5];
   uint32_t* summary = bits + kNarrowWords;
-  for (int i = lane; i < kNarrowWords + kNarrowWords / 32; i += 32) bits[i] = 0;
-  __syncwarp();
+  bool cleared = false;  // the window, cleared before its first use (a band's warps never use it)
   const int64_t warps = int64_t(gridDim.x) * kWarps;
   int64_t g = int64_t(blockIdx.x) * kWarps + (threadIdx.x >> 5);
   EntryRange ahead;
@@ -294,22 +328,15 @@ __global__ void __launch_bounds__(kThreads)
       continue;
     }
     if (entries <= 32 * kRegisterUnroll) {
-      uint32_t bc[kRegisterUnroll], highest;
-      uint32_t w0 = load_group_blocks(col_idx, range.first, int(entries), width, bc, highest);
-      if (w0 == kNone) {
-        if (lane == 0) counts[g] = 0;
-        continue;
-      }
-      if (highest - w0 < uint32_t(kNarrowWords) * 32) {  // masks, then one window for what is left
-        int64_t count = list_by_masks(bc, int(entries), w0, list + range.first, kMaskRounds);
-        if (w0 != kNone)
-          count += distinct_blocks_in_registers<kNarrowWords>(bits, summary, bc, int(entries), w0,
-                                                              list + range.first + count);
-        if (lane == 0) counts[g] = count;
-        wide += !is_compact_group(entries, count);
-        large += !is_staged_group(entries, count);
-        continue;
-      }
+      const int64_t count =
+          entries <= 32 * kHalfUnroll
+              ? list_short_group<kHalfUnroll>(col_idx, range.first, int(entries), width, bits, summary, cleared, list)
+              : list_short_group<kRegisterUnroll>(col_idx, range.first, int(entries), width, bits, summary, cleared,
+                                                  list);
+      if (lane == 0) counts[g] = count;
+      wide += !is_compact_group(entries, count);
+      large += !is_staged_group(entries, count);
+      continue;
     }
     if (lane == 0) counts[g] = kDeferredGroup;
     ++deferred;
@@ -357,16 +384,6 @@ __global__ void __launch_bounds__(kGroupWarps * 32, kGroupCtas)
     int64_t r0, r1;
     groups_of.range(g, r0, r1);
     const int64_t nrows = r1 - r0;
-    if (group_end - first_entry <= 32 * kRegisterUnroll) {
-      uint32_t bc[kRegisterUnroll], highest;
-      const int entries = int(group_end - first_entry);
-      const uint32_t w0 = load_group_blocks(col_idx, first_entry, entries, width, bc, highest);
-      const int64_t count = distinct_blocks_in_registers(bits, summary, bc, entries, w0, list + first_entry);
-      if (lane == 0) counts[g] = count;
-      wide += !is_compact_group(entries, count);
-      large += !is_staged_group(entries, count);
-      continue;
-    }
     if (group_end - first_entry <= 32 * kWideUnroll) {  // mask rounds first, as in the first pass
       uint32_t bc[kWideUnroll], highest;
       const int entries = int(group_end - first_entry);
@@ -622,7 +639,7 @@ BlockColumns find_block_columns(const int64_t* row_ptr, const int32_t* col_idx, 
     // entries); it marks the groups it leaves to distinct_blocks_kernel in counts
     const int64_t most_heavy = std::min<int64_t>(groups, nnz / kHeavyEntries + 1);
     DeviceBuffer heavy = buffer_of<int64_t>(most_heavy, context);
-    narrow_blocks_kernel<<<warp_grid((groups + kGroupsPerWarp - 1) / kGroupsPerWarp, kWarps), kThreads, 0,
+    narrow_blocks_kernel<<<warp_grid((groups + kNarrowGroupsPerWarp - 1) / kNarrowGroupsPerWarp, kWarps), kThreads, 0,
                            context.stream>>>(groups_of, groups, col_idx, divider, list, counts.as<int64_t>(),
                                              heavy.as<int64_t>(), d_counters);
     SPARSETC_CUDA_CHECK_LAUNCH();
