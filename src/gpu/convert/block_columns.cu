@@ -65,7 +65,7 @@ constexpr int kRegisterUnroll = 8;              // groups of at most 256 entries
 constexpr int kWideUnroll = 16;                 // ... and in the second pass, groups of at most 512
 constexpr int kNarrowWords = 256;               // the first pass's window: 8192 column blocks
 constexpr int kMaskRounds = 4;                  // the first pass's rounds of 32 blocks before its window
-// CTAs per SM of the first pass, said to ptxas (56 registers; left to itself the sort took it to 80,
+// CTAs per SM of the first pass, said to ptxas (60 registers; left to itself the sort took it to 80,
 // and at 5 CTAs it spilled: no faster on an H200)
 constexpr int kNarrowCtas = 4;
 constexpr int kHalfUnroll = kRegisterUnroll / 2;  // groups of at most 32 * kHalfUnroll entries: half the registers

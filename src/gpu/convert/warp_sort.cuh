@@ -1,7 +1,7 @@
 // A warp's 32 * U keys sorted by a bitonic network in registers, and the distinct ones listed in
 // order: no shared memory, no atomics. Keys are lane-blocked: lane l's key[u] sits at position
-// l * U + u, so the network's strides below U are exchanges within a lane (two instructions a
-// pair) and only the strides from U up take a shuffle (15 steps of the network for any U).
+// l * U + u, so the network's strides below U are exchanges within a lane and only the strides
+// from U up take a shuffle (15 steps of the network for any U).
 #pragma once
 
 #include <cstdint>
