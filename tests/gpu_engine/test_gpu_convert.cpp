@@ -661,8 +661,9 @@ TEST_F(GpuConvertPoisoned, VbrEveryWay) {
 
 // The row permutation on poisoned allocations (also run under compute-sanitizer): 35 CTAs of its
 // scan (the look-back crosses windows of 32), rows filling one to several tiles of the copy, empty
-// rows; and bad permutations whose lengths add up to more entries than there are (a long row
-// repeated) or fewer, reported like the host's while the copy stays within its buffers.
+// rows, rows of hundreds to thousands of entries side by side (in their own order and shuffled);
+// and bad permutations whose lengths add up to more entries than there are (a long row repeated)
+// or fewer, reported like the host's while the copy stays within its buffers.
 TEST_F(GpuConvertPoisoned, PermutationsOverManyScanTiles) {
   std::vector<int64_t> lengths(70001, 1);
   for (size_t i = 0; i < lengths.size(); i += 7) lengths[i] = 0;
@@ -683,6 +684,19 @@ TEST_F(GpuConvertPoisoned, PermutationsOverManyScanTiles) {
   std::vector<int64_t> reversed(perm.size());
   for (size_t i = 0; i < reversed.size(); ++i) reversed[i] = int64_t(reversed.size() - 1 - i);
   check_permute(A, reversed, "reversed", context());
+
+  // 1200 rows of 0 to 3000 entries: most of the copy's tiles (2048 steps) within one to three rows.
+  const std::vector<int64_t> heavy_pattern = {600, 1024, 0, 1000, 1025, 1, 3000, 512, 1024, 700};
+  std::vector<int64_t> heavy_lengths(1200);
+  for (size_t i = 0; i < heavy_lengths.size(); ++i) heavy_lengths[i] = heavy_pattern[(i * 7 + i / 10) % 10];
+  const CsrMatrix<double> H = rows_of(12000, heavy_lengths, sparsetc_test::fresh_seed());
+  std::vector<int64_t> identity(size_t(H.rows));
+  std::iota(identity.begin(), identity.end(), int64_t(0));
+  check_permute(H, identity, "heavy tiles, identity", context());
+  std::vector<int64_t> heavy_perm = identity;
+  std::shuffle(heavy_perm.begin(), heavy_perm.end(), std::mt19937_64(sparsetc_test::fresh_seed()));
+  check_permute(H, heavy_perm, "heavy tiles, shuffled", context());
+  check_permute(sd::cast_values<float>(H), heavy_perm, "heavy tiles, shuffled (float)", context());
 
   const sd::DeviceCsr<double> d = sd::csr_to_device(A, context());
   std::vector<std::pair<std::string, std::vector<int64_t>>> bad;

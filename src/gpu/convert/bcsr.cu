@@ -107,17 +107,19 @@ struct BcsrStagedLayout {
 };
 
 // The block rows past the one-warp limits but within the staged ones, one CTA each (their
-// block_col is written by bcsr_compact_kernel).
+// block_col is written by bcsr_compact_kernel): listed[0, groups) where only some are
+// (list_wide_groups), otherwise every block row.
 template <typename V>
 __global__ void __launch_bounds__(kStagedThreads)
     bcsr_staged_kernel(const int64_t* __restrict__ row_ptr, const int32_t* __restrict__ col_idx,
-                       const V* __restrict__ values, int64_t rows, int height, FastDivider width, int64_t groups,
-                       const int64_t* __restrict__ block_ptr, const uint32_t* __restrict__ list, V* __restrict__ out) {
+                       const V* __restrict__ values, int64_t rows, int height, FastDivider width,
+                       const int64_t* __restrict__ listed, int64_t groups, const int64_t* __restrict__ block_ptr,
+                       const uint32_t* __restrict__ list, V* __restrict__ out) {
   extern __shared__ uint4 staged_stage[];
   zero_stage(staged_stage, kStagedStageBytes);
   const BcsrStagedLayout layout{list, height, int(width.divisor)};
-  assemble_staged_groups(row_ptr, col_idx, values, block_ptr, GroupRows{rows, height, nullptr}, groups, layout,
-                         width, true, reinterpret_cast<V*>(staged_stage), kStagedStageBytes, out);
+  assemble_staged_groups(row_ptr, col_idx, values, block_ptr, GroupRows{rows, height, nullptr}, listed, groups,
+                         layout, width, true, reinterpret_cast<V*>(staged_stage), kStagedStageBytes, out);
 }
 
 }  // namespace
@@ -156,10 +158,14 @@ DeviceBcsr<V> gpu_csr_to_bcsr(const DeviceCsrView<V>& csr, int block_height, int
       bcsr.values.template as<V>());
   SPARSETC_CUDA_CHECK_LAUNCH();
   if (b.wide_groups > b.large_groups) {  // block rows that are not compact but within the staged limits
+    const WideGroups wide =
+        list_wide_groups(GroupRows{csr.rows, block_height, nullptr}, csr.row_ptr, block_ptr, block_rows,
+                         b.wide_groups, context);
+    const int64_t visited = wide.listed() ? b.wide_groups : block_rows;
     allow_dynamic_shared(bcsr_staged_kernel<V>, size_t(kStagedStageBytes));
-    const unsigned grid = staged_grid(bcsr_staged_kernel<V>, kStagedStageBytes, block_rows);
+    const unsigned grid = staged_grid(bcsr_staged_kernel<V>, kStagedStageBytes, visited);
     bcsr_staged_kernel<V><<<grid, kStagedThreads, kStagedStageBytes, context.stream>>>(
-        csr.row_ptr, csr.col_idx, csr.values, csr.rows, block_height, width, block_rows, block_ptr,
+        csr.row_ptr, csr.col_idx, csr.values, csr.rows, block_height, width, wide.listed(), visited, block_ptr,
         b.list.template as<const uint32_t>(), bcsr.values.template as<V>());
     SPARSETC_CUDA_CHECK_LAUNCH();
   }

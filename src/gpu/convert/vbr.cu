@@ -136,19 +136,20 @@ struct VbrStagedLayout {
 };
 
 // One CTA per group (skip_compact: per group that is not compact, the others done by
-// vbr_compact_kernel).
+// vbr_compact_kernel): listed[0, groups) where they are listed (list_wide_groups), otherwise every group.
 template <typename V>
 __global__ void __launch_bounds__(kStagedThreads)
     vbr_staged_kernel(const int64_t* __restrict__ row_ptr, const int32_t* __restrict__ col_idx,
-                      const V* __restrict__ values, int64_t rows, const int64_t* __restrict__ group_ptr, int64_t groups,
+                      const V* __restrict__ values, int64_t rows, const int64_t* __restrict__ group_ptr,
+                      const int64_t* __restrict__ listed, int64_t groups,
                       const int64_t* __restrict__ block_ptr, const uint32_t* __restrict__ list,
                       const int32_t* __restrict__ block_col, const int64_t* __restrict__ group_offset,
                       FastDivider width, bool skip_compact, V* __restrict__ out) {
   extern __shared__ uint4 staged_stage[];
   zero_stage(staged_stage, kStagedStageBytes);
   const VbrStagedLayout layout{list, block_col, group_offset, int(width.divisor)};
-  assemble_staged_groups(row_ptr, col_idx, values, block_ptr, GroupRows{rows, 0, group_ptr}, groups, layout, width,
-                         skip_compact, reinterpret_cast<V*>(staged_stage), kStagedStageBytes, out);
+  assemble_staged_groups(row_ptr, col_idx, values, block_ptr, GroupRows{rows, 0, group_ptr}, listed, groups, layout,
+                         width, skip_compact, reinterpret_cast<V*>(staged_stage), kStagedStageBytes, out);
 }
 
 }  // namespace
@@ -229,11 +230,16 @@ DeviceVbr<V> gpu_csr_to_vbr(const DeviceCsrView<V>& csr, const std::vector<int64
     SPARSETC_CUDA_CHECK_LAUNCH();
   }
   if (staged && (!by_warps || b.wide_groups > 0)) {
+    // (with the warps, only the other groups: listed)
+    const WideGroups wide = by_warps ? list_wide_groups(GroupRows{csr.rows, 0, d_group_ptr}, csr.row_ptr, block_ptr,
+                                                        vbr.groups, b.wide_groups, context)
+                                     : WideGroups{};
+    const int64_t visited = wide.listed() ? b.wide_groups : vbr.groups;
     allow_dynamic_shared(vbr_staged_kernel<V>, size_t(kStagedStageBytes));
-    const unsigned grid = staged_grid(vbr_staged_kernel<V>, kStagedStageBytes, vbr.groups);
+    const unsigned grid = staged_grid(vbr_staged_kernel<V>, kStagedStageBytes, visited);
     // (the lists in place where the warps run; otherwise block_col, as b.list was released)
     vbr_staged_kernel<V><<<grid, kStagedThreads, kStagedStageBytes, context.stream>>>(
-        csr.row_ptr, csr.col_idx, csr.values, csr.rows, d_group_ptr, vbr.groups, block_ptr,
+        csr.row_ptr, csr.col_idx, csr.values, csr.rows, d_group_ptr, wide.listed(), visited, block_ptr,
         by_warps ? b.list.as<const uint32_t>() : nullptr, vbr.block_col.template as<const int32_t>(),
         group_offset.as<const int64_t>(), width, by_warps, vbr.values.template as<V>());
     SPARSETC_CUDA_CHECK_LAUNCH();
