@@ -48,25 +48,23 @@ __device__ __forceinline__ void warp_bitonic_sort(uint32_t (&key)[U]) {
 // order; returns how many (the same in every lane). The keys are left sorted.
 template <int U>
 __device__ __forceinline__ int list_distinct_sorted(uint32_t (&key)[U], uint32_t none, uint32_t* out) {
+  static_assert(U <= 32, "one flag bit per key of a lane");
   warp_bitonic_sort(key);
   const int lane = threadIdx.x & 31;
   uint32_t before = __shfl_up_sync(kFullMask, key[U - 1], 1);  // the key at the position before
   if (lane == 0) before = none;
-  int mine = 0;
+  uint32_t distinct = 0;  // bit u: key[u] is the first of its value, and not padding
 #pragma unroll
   for (int u = 0; u < U; ++u) {
-    mine += key[u] != none && key[u] != before;
+    distinct |= uint32_t(key[u] != none && key[u] != before) << u;
     before = key[u];
   }
+  const int mine = __popc(distinct);
   const int inclusive = warp_inclusive_sum(mine);
   int at = inclusive - mine;
-  before = __shfl_up_sync(kFullMask, key[U - 1], 1);
-  if (lane == 0) before = none;
 #pragma unroll
-  for (int u = 0; u < U; ++u) {
-    if (key[u] != none && key[u] != before) out[at++] = key[u];
-    before = key[u];
-  }
+  for (int u = 0; u < U; ++u)
+    if (distinct & (1u << u)) out[at++] = key[u];
   return __shfl_sync(kFullMask, inclusive, 31);
 }
 
