@@ -63,6 +63,8 @@ struct Descriptors {
 
 std::string cusparse_csr_algorithms_refusal(const SpmmProblem& p) {
   if (p.A->layout.format != SPARSETC_FORMAT_CSR) return "A is not CSR";
+  // (cusparseCreateCsr takes 32-bit offsets with 32-bit indices or 64 with 64, nothing mixed)
+  if (p.A->layout.offset_type != p.A->layout.index_type) return "A's offsets and indices differ in width";
   if (p.op != SPARSETC_OP_NON_TRANSPOSE) return "op(A) = A^T";
   if (p.B.order != SPARSETC_ORDER_ROW || p.C.order != SPARSETC_ORDER_ROW) return "B or C is column-major";
   if (!p.b_rows_aligned || !p.c_rows_aligned) return "the rows of B or C are not 16-byte aligned";
