@@ -2,9 +2,14 @@
 // threshold and not just below it, in its order, and the reason names the rule and its numbers.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 
+#include "engine/dense.hpp"
+#include "engine/matrix.hpp"
+#include "engine/spmm_plan.hpp"
 #include "engine/spmm_select.hpp"
+#include "formats/sparse.hpp"
 
 namespace sparsetc::detail {
 namespace {
@@ -170,6 +175,50 @@ TEST(SpmmSelect, CusparseOnlyWhereItsCsrAlgorithmsRun) {
   c = select_spmm(f);
   EXPECT_EQ(c.path, SpmmPath::Csr);
   EXPECT_TRUE(says(c, "rule 4")) << c.reason;
+}
+
+// What the features' refusal says (cusparse_csr_algorithms_refusal, on the problem the plan was
+// made for): nothing for a CSR A of 32/32 or 64/64 offsets and indices with row-major, aligned B
+// and C; otherwise the first thing cuSPARSE's CSR_ALG2/ALG3 cannot take, mixed widths included
+// (cusparseCreateCsr refuses 64-bit offsets with 32-bit indices: found by the GPU fuzz test).
+TEST(SpmmSelect, CusparseRefusalNamesWhatItsCsrAlgorithmsCannotTake) {
+  CsrMatrix<double> csr;
+  csr.rows = csr.cols = 3;
+  csr.row_ptr = {0, 1, 2, 3};
+  csr.col_idx = {0, 1, 2};
+  csr.values = {1.0, 2.0, 3.0};
+  const auto matrix = [&](sparsetc_index_type_t offsets, sparsetc_index_type_t indices) {
+    return make_host_matrix(csr, offsets, indices, SPARSETC_VALUE_F64);
+  };
+  const auto problem = [](sparsetc_matrix_s& A) {
+    SpmmProblem p;
+    p.A = &A;
+    p.B.rows = p.B.cols = p.B.ld = p.C.rows = p.C.cols = p.C.ld = 3;
+    p.B.value_type = p.C.value_type = SPARSETC_VALUE_F64;
+    return p;
+  };
+  for (auto [offsets, indices] : {std::pair{SPARSETC_INDEX_32, SPARSETC_INDEX_32},
+                                  std::pair{SPARSETC_INDEX_64, SPARSETC_INDEX_64}}) {
+    const auto A = matrix(offsets, indices);
+    SpmmProblem p = problem(*A);
+    EXPECT_EQ(cusparse_csr_algorithms_refusal(p), "");
+    p.op = SPARSETC_OP_TRANSPOSE;
+    EXPECT_EQ(cusparse_csr_algorithms_refusal(p), "op(A) = A^T");
+    p = problem(*A);
+    p.C.order = SPARSETC_ORDER_COL;
+    EXPECT_EQ(cusparse_csr_algorithms_refusal(p), "B or C is column-major");
+    p = problem(*A);
+    p.b_rows_aligned = false;
+    EXPECT_EQ(cusparse_csr_algorithms_refusal(p), "the rows of B or C are not 16-byte aligned");
+  }
+  for (auto [offsets, indices] : {std::pair{SPARSETC_INDEX_64, SPARSETC_INDEX_32},
+                                  std::pair{SPARSETC_INDEX_32, SPARSETC_INDEX_64}}) {
+    const auto A = matrix(offsets, indices);
+    EXPECT_EQ(cusparse_csr_algorithms_refusal(problem(*A)), "A's offsets and indices differ in width");
+  }
+  const auto A = matrix(SPARSETC_INDEX_32, SPARSETC_INDEX_32);
+  A->layout.format = SPARSETC_FORMAT_CSC;  // (the refusal reads the layout only)
+  EXPECT_EQ(cusparse_csr_algorithms_refusal(problem(*A)), "A is not CSR");
 }
 
 TEST(SpmmSelect, NBucketEdges) {
