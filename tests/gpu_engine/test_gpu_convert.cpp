@@ -196,13 +196,14 @@ void check_bcsr(const CsrMatrix<V>& A, int h, int w, const std::string& where, c
   EXPECT_SAME(values);
 }
 
-// Each of the bitmap tiles' ways (the chosen one and both forced) against the host's.
+// Each of the bitmap tiles' ways (the chosen one and every one forced) against the host's.
 template <typename V>
 void check_bitmap(const CsrMatrix<V>& A, const std::string& matrix, const GpuContext& ctx) {
   const sd::DeviceCsr<V> d = sd::csr_to_device(A, ctx);
   const sd::BitmapTiles<V> want = sd::csr_to_bitmap_tiles(A);
   for (auto [way, name] : {std::pair{sd::BitmapWay::kChosen, " (chosen)"}, std::pair{sd::BitmapWay::kQuads, " (quads)"},
-                           std::pair{sd::BitmapWay::kTileRows, " (tile rows)"}}) {
+                           std::pair{sd::BitmapWay::kTileRows, " (tile rows)"},
+                           std::pair{sd::BitmapWay::kTasks, " (tasks)"}}) {
     const std::string where = matrix + name;
     const sd::BitmapTiles<V> got = sd::gpu_csr_to_bitmap_tiles(d.view(), ctx, way).to_host(ctx.stream);
     EXPECT_SAME_SCALAR(rows);
@@ -583,6 +584,50 @@ TEST_F(GpuConvertPoisoned, BitmapTilesQuadsBesideOtherTileRows) {
   for (const auto& [name, A] : {std::pair{"full quads", &full_quads}, std::pair{"by entries", &by_entries},
                                 std::pair{"by tiles", &by_tiles}, std::pair{"band", &band},
                                 std::pair{"poisson3d27 11", &stencil}}) {
+    check_bitmap(*A, std::string(name) + " bitmap", context());
+    check_bitmap(sd::cast_values<float>(*A), std::string(name) + " (float) bitmap", context());
+  }
+}
+
+// The bitmap tiles' sorting kernel takes the tile rows that are not compact (every tile row, where
+// most are not) of at most 256 entries (128 keys for at most 128 entries, else 256) whose tiles
+// span fewer than 2^18 columns of tiles; the others go to the tasks. Scattered tile rows of
+// exactly 128, 136, 256 and 264 entries, one row of 200, beside compact and empty ones and a
+// partial last one; tiles shared by four rows each; spans of 2^18 - 1 (sorted) and 2^18 and
+// 2^18 + 1 (tasks), also of a compact tile row among sorted ones; a tile row whose last key is
+// 0xffffffff (span 2^18 - 1, bit 63, entry 255), the padding's value; scattered tile rows among
+// mostly compact ones. Every allocation is poisoned (also run under compute-sanitizer).
+TEST_F(GpuConvertPoisoned, BitmapTilesSortedInTheWarp) {
+  const uint64_t seed = sparsetc_test::fresh_seed();
+  const auto never = [](int64_t) { return false; };
+  const int64_t span = sd::gpuconv::kSortedSpan;
+  const CsrMatrix<double> scattered =
+      rows_of(1000003, run_lengths({{8, 12}, {8, 16}, {8, 17}, {8, 32}, {8, 33}, {1, 200}, {7, 0}, {8, 0}, {8, 2},
+                                    {8, 1}, {1, 129}, {7, 0}, {3, 40}}),
+              seed);
+  // Rows 2k and 2k + 1 of a tile row take tiles 2j and 2j + 1 of 40: four entries a tile.
+  const CsrMatrix<double> shared = runs_of(
+      203, 100003, 20, 1, [](int64_t r, int64_t k) { return 2400 * k + 8 * (r % 2) + r % 8; }, never, seed + 1);
+  // Five tiles a row, the last row's fifth far off: 2^18 - 1, 2^18 and 2^18 + 1 tiles after the
+  // first; then a compact tile row (two tiles) whose second tile is 2^18 + 1 after its first.
+  const CsrMatrix<double> spans = runs_of(
+      32, 8 * (span + 3), 5, 1,
+      [span](int64_t r, int64_t k) {
+        const int64_t rr = r % 8;
+        if (r >= 24) return k < 4 ? k : 8 * (span + 1) + rr;
+        return k == 4 && rr == 7 ? 8 * (span - 1 + r / 8) + rr : 8 * (5 * rr + k) + rr;
+      },
+      never, seed + 2);
+  // Mostly compact tile rows (the compact kernel, then the sort of the others), two scattered.
+  const CsrMatrix<double> mostly_compact =
+      rows_of(1000003, run_lengths({{8, 2}, {8, 3}, {8, 1}, {8, 12}, {8, 2}, {8, 0}, {8, 4}, {3, 40}}), seed + 4);
+  const CsrMatrix<double> padding_key = runs_of(
+      8, 8 * span, 32, 1,
+      [span](int64_t r, int64_t k) { return r == 7 && k == 31 ? 8 * (span - 1) + 7 : 8 * (32 * r + k) + k % 8; },
+      never, seed + 3);
+  for (const auto& [name, A] : {std::pair{"scattered", &scattered}, std::pair{"shared tiles", &shared},
+                                std::pair{"spans", &spans}, std::pair{"padding key", &padding_key},
+                                std::pair{"mostly compact", &mostly_compact}}) {
     check_bitmap(*A, std::string(name) + " bitmap", context());
     check_bitmap(sd::cast_values<float>(*A), std::string(name) + " (float) bitmap", context());
   }

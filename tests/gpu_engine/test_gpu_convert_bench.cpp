@@ -311,9 +311,11 @@ TEST(GpuConvertBench, Timings) {
       const double ms = time_ms(stream, [&] { sd::gpu_csr_to_bitmap_tiles(v, ctx); });
       const double bitmap_bytes = csr_bytes + 8 * (rows / 8 + 2) + double(t.tiles) * 24 + 8 + 8 * nnz;
       report("csr_to_bitmap_tiles (" + std::to_string(t.tiles) + ")", ms, bitmap_bytes);
-      // Both ways in the same run (the quads' falls back to the other where a tile row is not compact).
+      // Every way in the same run (the quads' falls back to the tile rows' where a tile row is not
+      // compact; the tasks' is the tile rows' without the sort of scattered tile rows).
       for (auto [way, name] : {std::pair{sd::BitmapWay::kQuads, "  by quads"},
-                               std::pair{sd::BitmapWay::kTileRows, "  by tile rows"}})
+                               std::pair{sd::BitmapWay::kTileRows, "  by tile rows"},
+                               std::pair{sd::BitmapWay::kTasks, "  by tasks"}})
         report(name, time_ms(stream, [&, way = way] { sd::gpu_csr_to_bitmap_tiles(v, ctx, way); }), bitmap_bytes);
       const double find_ms = time_ms(stream, [&] {
         sd::gpuconv::find_block_columns(v.row_ptr, v.col_idx, v.rows, v.cols, v.nnz, 8, nullptr, (v.rows + 7) / 8, 8,

@@ -11,13 +11,18 @@
 // popcount of the tile's bits below its own, and the tile row's values (a contiguous range of the
 // packed array, as long as its entries) are staged in shared memory and written out coalesced.
 //
-// The other tile rows (power-law hubs, long rows) are cut into tasks (block_chunks.cuh): one warp
-// per task of at most 128 consecutive tiles of a tile row, as the host does it but in shared
-// memory: (1) each entry ORs its bit into its tile's bitmap; (2) the tiles' popcounts, scanned
-// over the task, give element_offset (from the tile row's first entry, plus, for a task that
-// starts inside a tile row, the row's entries left of its first tile); (3) each entry lands at its
-// tile's offset + the popcount of the tile's bits below its own. Bitmaps and offsets are written
-// once, values once; no global atomics.
+// Tile rows of at most 256 entries that are not compact (scattered rows: about as many tiles as
+// entries) are sorted by one warp each (sorted_tile_rows.cuh: one 32-bit key an entry, a bitonic
+// network in the registers; the sorted order is the packed order); where most tile rows are not
+// compact, every tile row is sorted that way and the compact kernel does not run.
+//
+// The other tile rows (power-law hubs, long rows, tiles spanning 2^18 tile columns) are cut into
+// tasks (block_chunks.cuh): one warp per task of at most 128 consecutive tiles of a tile row, as
+// the host does it but in shared memory: (1) each entry ORs its bit into its tile's bitmap; (2)
+// the tiles' popcounts, scanned over the task, give element_offset (from the tile row's first
+// entry, plus, for a task that starts inside a tile row, the row's entries left of its first
+// tile); (3) each entry lands at its tile's offset + the popcount of the tile's bits below its own.
+// Bitmaps and offsets are written once, values once; no global atomics.
 // (Measured on an H200: per-entry global 64-bit atomics with a global scan between were 7-12% of
 // the bandwidth floor; the task kernel alone on every tile row, 11-19%.)
 #include <algorithm>
@@ -29,6 +34,8 @@
 #include "gpu/convert/convert_common.cuh"
 #include "gpu/convert/convert_internal.hpp"
 #include "gpu/convert/gpu_convert.hpp"
+#include "gpu/convert/sorted_tile_rows.cuh"
+#include "gpu/convert/staged_block_rows.cuh"
 #include "gpu/device_properties.hpp"
 
 namespace sparsetc::detail {
@@ -49,9 +56,11 @@ __global__ void __launch_bounds__(kThreads)
                         int64_t* __restrict__ element_offset, V* __restrict__ out) {
   __shared__ ull task_bits[kWarps][kTaskTiles];
   __shared__ uint32_t task_before[kWarps][kTaskTiles];  // entries of the task's tiles before each
+  __shared__ int32_t task_cols[kWarps][kTaskTiles];     // the task's tile columns, searched per entry
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   ull* bits = task_bits[warp];
   uint32_t* before = task_before[warp];
+  int32_t* cols = task_cols[warp];
   constexpr FastDivider tile_width(kTile);
   const int64_t tasks = task_ptr[tile_rows];
   for (int64_t t = int64_t(blockIdx.x) * kWarps + warp; t < tasks; t += int64_t(gridDim.x) * kWarps) {
@@ -59,24 +68,23 @@ __global__ void __launch_bounds__(kThreads)
     const int n = int(task.b1 - task.b0);
     for (int k = lane; k < n; k += 32) bits[k] = 0;
     __syncwarp();
-    visit_task_entries(
-        task, row_ptr, col_idx, tile_col, tile_width, [](int64_t) { return 0; },
+    // Each row's slice searched once for both visits and the entries left of the task.
+    const TaskSlices slices = task_slices(task, row_ptr, col_idx, tile_col, tile_width);
+    visit_task_slices(
+        task, slices, col_idx, tile_col, tile_width, [](int64_t) { return 0; },
         [&](int64_t, int rr, int32_t c, int64_t b, int) {
           // On one 32-bit half: a 64-bit shared atomicOr compiles to a compare-and-swap loop, which
           // the lanes of one tile retry in turn (measured on an H200: the kernel 1.4x slower on a band).
           const int bit = rr * kTile + (c & (kTile - 1));
           atomicOr(reinterpret_cast<uint32_t*>(bits + (b - task.b0)) + (bit >> 5), 1u << (bit & 31));
-        });
+        },
+        cols);
     __syncwarp();
-    // The task's first element: the tile row's first entry, plus its entries left of the task.
+    // The task's first element: the tile row's first entry, plus its entries left of the task (in
+    // each row, those before its slice).
     int64_t base = row_ptr[task.r0];
     if (task.b0 > tile_ptr[task.I]) {
-      const int64_t c_lo = int64_t(tile_col[task.b0]) * kTile;
-      int64_t left = 0;
-      if (lane < task.rows) {
-        const int64_t r = task.r0 + lane;
-        left = lower_bound(col_idx, row_ptr[r], row_ptr[r + 1], c_lo) - row_ptr[r];
-      }
+      int64_t left = lane < task.rows ? slices.first - row_ptr[task.r0 + lane] : 0;
 #pragma unroll
       for (int offset = 16; offset >= 1; offset >>= 1) left += __shfl_xor_sync(kFullMask, left, offset);
       base += left;
@@ -96,18 +104,20 @@ __global__ void __launch_bounds__(kThreads)
       running += __shfl_sync(kFullMask, inclusive, 31);
     }
     __syncwarp();
-    visit_task_entries(
-        task, row_ptr, col_idx, tile_col, tile_width, [&](int64_t j) { return __ldg(values + j); },
+    visit_task_slices(
+        task, slices, col_idx, tile_col, tile_width, [&](int64_t j) { return __ldg(values + j); },
         [&](int64_t, int rr, int32_t c, int64_t b, V value) {
           const int bit = rr * kTile + (c & (kTile - 1));
           const int k = int(b - task.b0);
           out[base + before[k] + __popcll(bits[k] & ((1ull << bit) - 1ull))] = value;
-        });
+        },
+        cols);
     __syncwarp();
   }
 }
 
-// One warp per compact tile row (and, for the others, only their lists: the tasks do the rest).
+// One warp per compact tile row (and, for the others, only their lists where `lists`: the tasks do
+// the rest; otherwise bitmap_sorted_kernel takes them).
 // (Six CTAs per SM: 80 registers without a spill in both value types; left to itself, ptxas spilled
 // the float kernel at 56 registers.)
 template <typename V>
@@ -116,15 +126,16 @@ __global__ void __launch_bounds__(kCompactThreads, 6)
                           const V* __restrict__ values, int64_t rows, int64_t nnz, int64_t tile_rows,
                           const int64_t* __restrict__ tile_ptr, const uint32_t* __restrict__ list, int64_t tiles,
                           int32_t* __restrict__ tile_col, int32_t* __restrict__ tile_row, ull* __restrict__ bitmap,
-                          int64_t* __restrict__ element_offset, V* __restrict__ out) {
+                          int64_t* __restrict__ element_offset, bool lists, V* __restrict__ out) {
   __shared__ uint32_t tile_halves[kCompactWarps][2 * kCompactBlocks];  // each tile's bitmap as two 32-bit words
   __shared__ V staging[kCompactWarps][kCompactEntries];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   uint32_t* halves = tile_halves[warp];
   V* stage = staging[warp];
   if (blockIdx.x == 0 && threadIdx.x == 0) element_offset[tiles] = nnz;
-  const auto wide = [&](int64_t g, int64_t b0, int64_t blocks, const uint32_t* mine) {  // tasks do the rest
-    for (int64_t k = lane; k < blocks; k += 32) {
+  const auto wide = [&](int64_t g, int64_t b0, int64_t blocks, const uint32_t* mine) {
+    if (!lists) return;  // (bitmap_sorted_kernel does them)
+    for (int64_t k = lane; k < blocks; k += 32) {  // the tasks do the rest
       tile_col[b0 + k] = int32_t(mine[k]);
       tile_row[b0 + k] = int32_t(g);
     }
@@ -176,6 +187,62 @@ __global__ void __launch_bounds__(kCompactThreads, 6)
                      wide);
 }
 
+// One warp per tile row (grid-stride) that sorts_in_warp (sorted_tile_rows.cuh): every one where
+// `all` (most tile rows are not compact), else only those that are not compact
+// (bitmap_compact_kernel has done the others): listed[0, visited) where they are listed
+// (list_wide_groups), otherwise every tile row. The lists of the tile rows it cannot sort go to
+// tile_col and tile_row for the tasks. (Its own kernel: inside bitmap_compact_kernel the sort
+// made the compact path spill. Doubles take 80 registers at six CTAs an SM, floats 64 at eight,
+// neither spilling.)
+template <typename V>
+__global__ void __launch_bounds__(kCompactThreads, sizeof(V) == 8 ? 6 : 8)
+    bitmap_sorted_kernel(const int64_t* __restrict__ row_ptr, const int32_t* __restrict__ col_idx,
+                         const V* __restrict__ values, int64_t rows, int64_t nnz,
+                         const int64_t* __restrict__ tile_ptr, const uint32_t* __restrict__ list, int64_t tiles,
+                         const int64_t* __restrict__ listed, int64_t visited, BitmapOutputs<V> out, bool all) {
+  __shared__ SortedTileStage<V> stages[kCompactWarps];
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  SortedTileStage<V>& stage = stages[warp];
+  if (all && blockIdx.x == 0 && threadIdx.x == 0) out.element_offset[tiles] = nnz;
+  struct Range {  // a tile row's entries and tiles, loaded one tile row ahead
+    int64_t first = 0, stop = 0, b0 = 0, b1 = 0;
+    __device__ void load(const int64_t* row_ptr, const int64_t* tile_ptr, int64_t rows, int64_t g) {
+      first = row_ptr[g * kTile];
+      stop = row_ptr[min(g * kTile + kTile, rows)];
+      b0 = tile_ptr[g];
+      b1 = tile_ptr[g + 1];
+    }
+  };
+  const int64_t warps = int64_t(gridDim.x) * kCompactWarps;
+  int64_t i = int64_t(blockIdx.x) * kCompactWarps + warp;
+  const auto row_at = [&](int64_t at) { return listed != nullptr ? listed[at] : at; };
+  Range ahead;
+  int64_t ahead_g = 0;
+  if (i < visited) ahead.load(row_ptr, tile_ptr, rows, ahead_g = row_at(i));
+  for (; i < visited; i += warps) {
+    const Range r = ahead;
+    const int64_t g = ahead_g;
+    if (i + warps < visited) ahead.load(row_ptr, tile_ptr, rows, ahead_g = row_at(i + warps));
+    const int64_t entries = r.stop - r.first, n = r.b1 - r.b0;
+    if (n == 0 || (!all && is_compact_group(entries, n))) continue;
+    const int64_t r0 = g * kTile;
+    const int nrows = int(rows - r0 < kTile ? rows - r0 : kTile);
+    bool sorted = false;
+    if (entries <= 128) {
+      sorted =
+          sort_tile_row<4>(row_ptr, col_idx, values, g, r0, nrows, r.first, int(entries), r.b0, int(n), stage, out);
+    } else if (entries <= kSortedEntries) {
+      sorted =
+          sort_tile_row<8>(row_ptr, col_idx, values, g, r0, nrows, r.first, int(entries), r.b0, int(n), stage, out);
+    }
+    if (sorted) continue;
+    for (int64_t k = lane; k < n; k += 32) {  // the tasks do the rest
+      out.tile_col[r.b0 + k] = int32_t(list[r.first + k]);
+      out.tile_row[r.b0 + k] = int32_t(g);
+    }
+  }
+}
+
 // As many CTAs as fit the device at once (each warp takes its quads in turn).
 template <typename V>
 void launch_quads(const DeviceCsrView<V>& csr, int64_t tile_rows, const int64_t* tile_ptr, const BlockColumns& b,
@@ -221,20 +288,48 @@ DeviceBitmapTiles<V> gpu_csr_to_bitmap_tiles(const DeviceCsrView<V>& csr, const 
   zero(tiles.element_offset.template as<int64_t>(), 1, context.stream);  // no tiles: [0]
   if (b.blocks == 0) return tiles;
   const int64_t* tile_ptr = tiles.tile_row_ptr.template as<const int64_t>();
-  const bool quads = way != BitmapWay::kTileRows && bitmap_takes_quads(b.wide_groups);
+  const bool quads = (way == BitmapWay::kChosen || way == BitmapWay::kQuads) && bitmap_takes_quads(b.wide_groups);
   if (quads) {
     launch_quads(csr, tile_rows, tile_ptr, b, tiles, context);
     return tiles;
   }
-  bitmap_compact_kernel<V><<<compact_grid(tile_rows), kCompactThreads, 0, context.stream>>>(
-      csr.row_ptr, csr.col_idx, csr.values, csr.rows, csr.nnz, tile_rows, tile_ptr,
-      b.list.template as<const uint32_t>(), b.blocks, tiles.tile_col.template as<int32_t>(),
-      tiles.tile_row.template as<int32_t>(), tiles.bitmap.template as<ull>(),
-      tiles.element_offset.template as<int64_t>(), tiles.values.template as<V>());
-  SPARSETC_CUDA_CHECK_LAUNCH();
-  if (b.wide_groups > 0) {  // the tile rows that are not compact: tasks
-    const BlockTasks tasks = make_block_tasks(TaskCount{tile_ptr, kTaskTiles, csr.row_ptr, kTile, csr.rows},
-                                              tile_rows, b.wide_groups, b.blocks, context);
+  // The tile rows that are not compact sorted by a warp each where they can be (kTasks: never); where
+  // most are not compact, every tile row is, and bitmap_compact_kernel does not run.
+  const bool sort_wide = way != BitmapWay::kTasks && b.wide_groups > 0;
+  const bool sort_all = sort_wide && 2 * b.wide_groups > tile_rows;
+  const uint32_t* list = b.list.template as<const uint32_t>();
+  if (!sort_all) {
+    bitmap_compact_kernel<V><<<compact_grid(tile_rows), kCompactThreads, 0, context.stream>>>(
+        csr.row_ptr, csr.col_idx, csr.values, csr.rows, csr.nnz, tile_rows, tile_ptr, list, b.blocks,
+        tiles.tile_col.template as<int32_t>(), tiles.tile_row.template as<int32_t>(), tiles.bitmap.template as<ull>(),
+        tiles.element_offset.template as<int64_t>(), !sort_wide, tiles.values.template as<V>());
+    SPARSETC_CUDA_CHECK_LAUNCH();
+  }
+  if (sort_wide) {
+    const BitmapOutputs<V> out{tiles.tile_col.template as<int32_t>(), tiles.tile_row.template as<int32_t>(),
+                               tiles.bitmap.template as<ull>(), tiles.element_offset.template as<int64_t>(),
+                               tiles.values.template as<V>()};
+    // (beside the compact kernel, only the wide tile rows, listed)
+    const WideGroups wide = sort_all ? WideGroups{}
+                                     : list_wide_groups(GroupRows{csr.rows, kTile, nullptr}, csr.row_ptr, tile_ptr,
+                                                        tile_rows, b.wide_groups, context);
+    const int64_t visited = wide.listed() ? b.wide_groups : tile_rows;
+    bitmap_sorted_kernel<V><<<compact_grid(visited), kCompactThreads, 0, context.stream>>>(
+        csr.row_ptr, csr.col_idx, csr.values, csr.rows, csr.nnz, tile_ptr, list, b.blocks, wide.listed(), visited, out,
+        sort_all);
+    SPARSETC_CUDA_CHECK_LAUNCH();
+  }
+  // Tasks for the tile rows left: those of more than kSortedEntries entries, and those whose tiles
+  // span too far (none where there are at most kSortedSpan columns of tiles).
+  const int64_t tile_cols = (csr.cols + kTile - 1) / kTile;
+  const bool all_done = sort_wide && b.long_groups == 0 && tile_cols <= kSortedSpan;
+  if (b.wide_groups > 0 && !all_done) {
+    TaskCount count{tile_ptr, kTaskTiles, csr.row_ptr, kTile, csr.rows};
+    count.sorted_list = sort_wide ? list : nullptr;
+    count.compact_done = !sort_all;
+    // (where every tile row was sorted, a compact one whose tiles span too far has tasks too)
+    const BlockTasks tasks =
+        make_block_tasks(count, tile_rows, sort_all ? tile_rows : b.wide_groups, b.blocks, context);
     bitmap_tiles_kernel<V><<<task_grid(tasks.most), kThreads, 0, context.stream>>>(
         csr.row_ptr, csr.col_idx, csr.values, csr.rows, tile_rows, tile_ptr,
         tiles.tile_col.template as<const int32_t>(), tasks.task_ptr.as<const int64_t>(),

@@ -23,9 +23,11 @@
 
 namespace sparsetc::detail::gpuconv {
 
-// Tasks of block row I: ceil(blocks of I / task_blocks); none for a compact block row
-// (convert_internal.hpp) when row_ptr is given (a one-warp kernel has done those), nor for a
-// staged one when `staged` is set (the one-CTA kernel has).
+// Tasks of block row I: ceil(blocks of I / task_blocks); when row_ptr is given, none for a compact
+// block row (convert_internal.hpp; a one-warp kernel has done those) unless compact_done is false,
+// nor for a staged one when `staged` is set (the one-CTA kernel has), nor for a tile row that
+// sorts_in_warp when sorted_list (find_block_columns' lists in place) is given (the bitmap tiles'
+// sorting kernel has).
 struct TaskCount {
   const int64_t* block_ptr;
   int64_t task_blocks;
@@ -33,12 +35,17 @@ struct TaskCount {
   int height = 0;
   int64_t rows = 0;
   bool staged = false;
+  const uint32_t* sorted_list = nullptr;
+  bool compact_done = true;
   __device__ int64_t operator()(int64_t I) const {
     const int64_t n = block_ptr[I + 1] - block_ptr[I];
     if (row_ptr != nullptr) {
       const int64_t r0 = I * height, r1 = r0 + height < rows ? r0 + height : rows;
-      const int64_t entries = row_ptr[r1] - row_ptr[r0];
-      if (staged ? is_staged_group(entries, n) : is_compact_group(entries, n)) return 0;
+      const int64_t first = row_ptr[r0], entries = row_ptr[r1] - first;
+      if (staged ? is_staged_group(entries, n) : compact_done && is_compact_group(entries, n)) return 0;
+      if (sorted_list != nullptr && n > 0 && entries <= kSortedEntries &&
+          sorts_in_warp(entries, int64_t(sorted_list[first + n - 1]) - int64_t(sorted_list[first])))
+        return 0;
     }
     return (n + task_blocks - 1) / task_blocks;
   }
@@ -65,83 +72,146 @@ __device__ __forceinline__ BlockTask block_task(int64_t t, const int64_t* task_r
   return task;
 }
 
+// The lower bounds of keys lo_key <= hi_key in the sorted a[lo, hi), searched together (the loads
+// of both in flight at once).
+__device__ __forceinline__ void lower_bounds(const int32_t* __restrict__ a, int64_t lo, int64_t hi, int64_t lo_key,
+                                             int64_t hi_key, int64_t& lo_at, int64_t& hi_at) {
+  int64_t l1 = lo, h1 = hi, l2 = lo, h2 = hi;
+  while (l1 < h1 || l2 < h2) {
+    const bool s1 = l1 < h1, s2 = l2 < h2;
+    const int64_t m1 = (l1 + h1) >> 1, m2 = (l2 + h2) >> 1;
+    const int64_t v1 = s1 ? int64_t(a[m1]) : 0, v2 = s2 ? int64_t(a[m2]) : 0;
+    if (s1) (v1 < lo_key ? l1 = m1 + 1 : h1 = m1);
+    if (s2) (v2 < hi_key ? l2 = m2 + 1 : h2 = m2);
+  }
+  lo_at = l1;
+  hi_at = l2;
+}
+
+// The first of the n (> 0) increasing staged columns not below key: a branchless search in 32
+// bits, the steps from the largest power of two below n (half the instructions of lower_bound's).
+__device__ __forceinline__ int staged_lower_bound(const int32_t* __restrict__ cols, int n, int32_t key) {
+  int at = 0;
+  for (int step = 1 << (31 - __clz(n)); step > 0; step >>= 1)
+    if (at + step <= n && cols[at + step - 1] < key) at += step;
+  return at;
+}
+
 // Calls f(j, rr, c, b, load(j)) for every entry j of the task (row r0 + rr, column c, block b in
 // [b0, b1)), on the lanes of the calling warp; warp-uniform arguments; height <= 32. load(j) (the
-// entry's value, say) is read together with its column, kVisitBatch loads of each in flight. A
-// task of at most 32 blocks keeps its column blocks in the lanes (the search is by shuffles).
+// entry's value, say) is read together with its column, kVisitBatch loads of each in flight. The
+// task's entries are walked as one range: a whole block row's are contiguous; a part's are, in
+// each row, the slice its blocks cover (both ends found by binary searches, a lane a row, every
+// search in flight together), and the slices are numbered one after another (a flat offset's row
+// by a shuffle search over the slices' ends in the lanes). A task of at most 32 blocks keeps its
+// column blocks in the lanes (an entry's block by shuffles); a larger one searches them in global
+// memory, or, given `staged_cols` (the warp's shared room for task_blocks of them), copies them
+// there first. (Measured on an H200 under ncu, R-MAT's bitmap tasks, whose hubs take 128 tiles a
+// task: 1.06 ms with the columns searched in global memory, a row's slice at a time and every
+// slice searched again by each visit; 0.61 ms staged, flattened and searched once, task_slices.)
 constexpr int kVisitBatch = 4;
+
+// The task's entries, row by row: lane rr < rows holds where row r0 + rr's slice starts (`first`,
+// an entry) and, as flat offsets from the task's first entry, where it ends (`end`; INT32_MAX in
+// the other lanes); `total` entries in all. A task holds at most task_blocks dense blocks of at
+// most 1024 entries: 32-bit offsets.
+struct TaskSlices {
+  int64_t first;
+  int32_t end, total;
+};
+
+__device__ __forceinline__ TaskSlices task_slices(const BlockTask& task, const int64_t* __restrict__ row_ptr,
+                                                  const int32_t* __restrict__ col_idx,
+                                                  const int32_t* __restrict__ block_col, FastDivider width) {
+  const int lane = threadIdx.x & 31;
+  int64_t first = 0, stop = 0;
+  if (lane < task.rows) {
+    const int64_t r = task.r0 + lane;
+    if (task.whole) {
+      first = row_ptr[r];
+      stop = row_ptr[r + 1];
+    } else {
+      const int64_t c_lo = int64_t(block_col[task.b0]) * width.divisor,
+                    c_hi = (int64_t(block_col[task.b1 - 1]) + 1) * width.divisor;
+      lower_bounds(col_idx, row_ptr[r], row_ptr[r + 1], c_lo, c_hi, first, stop);
+    }
+  }
+  const int32_t length = int32_t(stop - first), inclusive = warp_inclusive_sum(length);
+  return TaskSlices{first, lane < task.rows ? inclusive : INT32_MAX, __shfl_sync(kFullMask, inclusive, 31)};
+}
+
+// visit_task_entries on the task's slices (task_slices; a caller that visits the task twice
+// searches once).
+template <typename Load, typename F>
+__device__ __forceinline__ void visit_task_slices(const BlockTask& task, const TaskSlices& slices,
+                                                  const int32_t* __restrict__ col_idx,
+                                                  const int32_t* __restrict__ block_col, FastDivider width, Load load,
+                                                  F f, int32_t* staged_cols = nullptr) {
+  using Payload = decltype(load(int64_t(0)));
+  const int lane = threadIdx.x & 31;
+  const int64_t n = task.b1 - task.b0;
+  const int32_t my_block = lane < n ? block_col[task.b0 + lane] : INT32_MAX;
+  if (staged_cols != nullptr && n > 32) {
+    for (int k = lane; k < n; k += 32) staged_cols[k] = block_col[task.b0 + k];
+    __syncwarp();
+  }
+  // the entry at flat offset q of the lane's row: shift + q (its row's slice starts where the row
+  // before ends)
+  const int32_t end_before = __shfl_up_sync(kFullMask, slices.end, 1);
+  const int64_t shift = slices.first - (lane == 0 || lane >= task.rows ? 0 : int64_t(end_before));
+  // The searches start at the largest power of two not above their largest answer: warp-uniform.
+  const int row_top = search_top(task.rows - 1), block_top = n <= 32 ? search_top(int(n) - 1) : 0;
+  for (int32_t q0 = 0; q0 < slices.total; q0 += 32 * kVisitBatch) {
+    int32_t c[kVisitBatch];
+    int rr[kVisitBatch];
+    int64_t j[kVisitBatch];
+    Payload payload[kVisitBatch];
+#pragma unroll
+    for (int u = 0; u < kVisitBatch; ++u) {
+      const int32_t q = q0 + u * 32 + lane;
+      rr[u] = count_below(slices.end, task.rows, row_top, q + 1);  // rows ending at or before q
+      j[u] = __shfl_sync(kFullMask, shift, rr[u] & 31) + q;
+      c[u] = 0;
+      payload[u] = Payload{};
+      if (q < slices.total) {
+        c[u] = __ldg(col_idx + j[u]);
+        payload[u] = load(j[u]);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kVisitBatch; ++u) {
+      const bool inside = q0 + u * 32 + lane < slices.total;
+      const int32_t bc = int32_t(width.divide(uint32_t(c[u])));
+      int64_t b = 0;  // blocks of the task before bc
+      if (n <= 32) {
+        b = task.b0 + count_below(my_block, int(n), block_top, bc);
+      } else if (inside) {
+        b = staged_cols != nullptr ? task.b0 + staged_lower_bound(staged_cols, int(n), bc)
+                                   : lower_bound(block_col, task.b0, task.b1, bc);
+      }
+      if (inside) f(j[u], rr[u], c[u], b, payload[u]);
+    }
+  }
+}
 
 template <typename Load, typename F>
 __device__ __forceinline__ void visit_task_entries(const BlockTask& task, const int64_t* __restrict__ row_ptr,
                                                    const int32_t* __restrict__ col_idx,
                                                    const int32_t* __restrict__ block_col, FastDivider width, Load load,
-                                                   F f) {
-  using Payload = decltype(load(int64_t(0)));
-  const int lane = threadIdx.x & 31;
-  const int64_t n = task.b1 - task.b0;
-  if (task.whole) {
-    // The searches below start at the largest power of two not above their largest answer (an
-    // entry lies before the last row's end and at or before the last block): warp-uniform.
-    const int row_top = search_top(task.rows - 1), block_top = n <= 32 ? search_top(int(n) - 1) : 0;
-    const int64_t row_end = lane < task.rows ? row_ptr[task.r0 + lane + 1] : INT64_MAX;
-    const int32_t my_block = lane < n ? block_col[task.b0 + lane] : INT32_MAX;
-    const int64_t begin = row_ptr[task.r0], end = __shfl_sync(kFullMask, row_end, task.rows - 1);
-    // Row ends in the lanes, from the task's first entry (a whole task holds at most task_blocks
-    // dense blocks of at most 1024 entries: 32-bit offsets).
-    const int32_t my_end = lane < task.rows ? int32_t(row_end - begin) : INT32_MAX;
-    for (int64_t j0 = begin; j0 < end; j0 += 32 * kVisitBatch) {
-      int32_t c[kVisitBatch];
-      Payload payload[kVisitBatch];
-#pragma unroll
-      for (int u = 0; u < kVisitBatch; ++u) {
-        const int64_t j = j0 + u * 32 + lane;
-        c[u] = 0;
-        payload[u] = Payload{};
-        if (j < end) {
-          c[u] = __ldg(col_idx + j);
-          payload[u] = load(j);
-        }
-      }
-#pragma unroll
-      for (int u = 0; u < kVisitBatch; ++u) {
-        const int64_t j = j0 + u * 32 + lane;
-        const int32_t bc = int32_t(width.divide(uint32_t(c[u])));
-        const int32_t offset = int32_t(j - begin);
-        const int rr = count_below(my_end, task.rows, row_top, offset + 1);  // rows ending at or before j
-        int64_t b = 0;  // blocks of the task before bc
-        if (n <= 32) {
-          b = task.b0 + count_below(my_block, int(n), block_top, bc);
-        } else if (j < end) {
-          b = lower_bound(block_col, task.b0, task.b1, bc);
-        }
-        if (j < end) f(j, rr, c[u], b, payload[u]);
-      }
-    }
-  } else {
-    const int64_t c_lo = int64_t(block_col[task.b0]) * width.divisor,
-                  c_hi = (int64_t(block_col[task.b1 - 1]) + 1) * width.divisor;
-    for (int rr = 0; rr < task.rows; ++rr) {
-      const int64_t r = task.r0 + rr, end = row_ptr[r + 1];
-      for (int64_t k0 = lower_bound(col_idx, row_ptr[r], end, c_lo);; k0 += 32) {
-        const int64_t k = k0 + lane;
-        const int64_t c = k < end ? int64_t(__ldg(col_idx + k)) : c_hi;
-        const bool inside = c < c_hi;
-        if (inside) {
-          const int32_t bc = int32_t(width.divide(uint32_t(c)));
-          f(k, rr, int32_t(c), lower_bound(block_col, task.b0, task.b1, bc), load(k));
-        }
-        if (__ballot_sync(kFullMask, inside) != kFullMask) break;
-      }
-    }
-  }
+                                                   F f, int32_t* staged_cols = nullptr) {
+  visit_task_slices(task, task_slices(task, row_ptr, col_idx, block_col, width), col_idx, block_col, width, load, f,
+                    staged_cols);
 }
 
-// Writes task_row[t] = I for the tasks of block row I.
+// Writes task_row[t] = I for the tasks of block row I. (The end read once: in the loop condition
+// it was reloaded after every store to task_row, which might alias task_ptr; R-MAT's bitmap tasks,
+// a hub's thousand tasks a thread, took 37 us that way and 15 now, under ncu on an H200.)
 struct TaskRows {
   const int64_t* task_ptr;
   int64_t* task_row;
   __device__ void operator()(int64_t I) const {
-    for (int64_t t = task_ptr[I]; t < task_ptr[I + 1]; ++t) task_row[t] = I;
+    const int64_t first = task_ptr[I], last = task_ptr[I + 1];
+    for (int64_t t = first; t < last; ++t) task_row[t] = I;
   }
 };
 

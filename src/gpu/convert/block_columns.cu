@@ -62,6 +62,8 @@ constexpr int kHeavyStep = kThreads * kHeavyUnroll;
 constexpr int kFlatWindows = 4;                 // short groups spanning at most this many windows: flat reads
 constexpr int kFlatUnroll = 4;                  // 32-entry loads in flight per lane
 constexpr int kRegisterUnroll = 8;              // groups of at most 256 entries: all loads in flight at once
+// (so the first pass defers or hands to the heavy kernel exactly the long groups)
+static_assert(32 * kRegisterUnroll == kSortedEntries && kHeavyEntries > kSortedEntries);
 constexpr int kWideUnroll = 16;                 // ... and in the second pass, groups of at most 512
 constexpr int kNarrowWords = 256;               // the first pass's window: 8192 column blocks
 constexpr int kMaskRounds = 4;                  // the first pass's rounds of 32 blocks before its window
@@ -670,6 +672,7 @@ BlockColumns find_block_columns(const int64_t* row_ptr, const int32_t* col_idx, 
   result.blocks = int64_t(totals.blocks);
   result.wide_groups = int64_t(totals.wide_groups);
   result.large_groups = int64_t(totals.large_groups);
+  result.long_groups = int64_t(totals.heavy_groups + totals.deferred_groups);
   if (listing != BlockListing::kInPlace)
     copy_block_lists(result, row_ptr, rows, fixed_height, d_group_ptr, listing == BlockListing::kColumnsAndGroups,
                      context);

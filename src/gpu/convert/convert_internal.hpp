@@ -116,6 +116,18 @@ constexpr bool is_staged_group(int64_t entries, int64_t blocks) {
   return entries <= kStagedEntries && blocks <= kStagedBlocks;
 }
 
+// A tile row of the bitmap tiles with at most kSortedEntries entries and tiles spanning fewer than
+// kSortedSpan columns of tiles (span: last tile column - first) can be done by one warp sorting its
+// entries in the registers by (tile, bit), one 32-bit key each (the tile from the first, 18 bits;
+// the bit, 6; the entry, 8): sorted_tile_rows.cuh, for tile rows that are not compact (scattered
+// rows, as many tiles as entries) or for all where most are not.
+constexpr int64_t kSortedEntries = 256;
+constexpr int64_t kSortedSpan = int64_t(1) << 18;
+
+constexpr bool sorts_in_warp(int64_t entries, int64_t span) {
+  return entries <= kSortedEntries && span < kSortedSpan;
+}
+
 // CSR -> bitmap tiles takes a warp per four tile rows (bitmap_quads.cuh) where every tile row is
 // compact: then a quad's entries and tiles fit its shared memory. (Measured on an H200, it is
 // faster than a warp per tile row on every such matrix tried: 7-20% on bands, 16% on a 7-point
@@ -131,6 +143,7 @@ struct BlockColumns {
   int64_t groups = 0, blocks = 0;
   int64_t wide_groups = 0;   // groups that are not compact
   int64_t large_groups = 0;  // groups past the staged limits (a subset of the wide ones)
+  int64_t long_groups = 0;   // groups of more than kSortedEntries entries (a subset of the wide ones)
   DeviceBuffer block_ptr;    // int64, groups + 1: the blocks of each group
   DeviceBuffer block_col;    // int32, blocks: column block, increasing within a group
   DeviceBuffer block_group;  // int32, blocks: the group of each block (kColumnsAndGroups)

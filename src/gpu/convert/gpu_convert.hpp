@@ -166,11 +166,12 @@ DeviceCsr<V> as_transposed_csr(DeviceCsc<V>&& csc) {
 template <typename V>
 DeviceBcsr<V> gpu_csr_to_bcsr(const DeviceCsrView<V>& csr, int block_height, int block_width,
                               const GpuContext& context);
-// Bitmap tiles' two ways (bitmap_tiles.cu): a warp per four tile rows, or a warp per tile row and
-// tasks for the wide ones. kChosen picks by the matrix; the others force one (tests and the
-// benchmark run both on the same matrices), except that kQuads needs every tile row compact and
-// takes the other way where one is not.
-enum class BitmapWay { kChosen, kQuads, kTileRows };
+// Bitmap tiles' ways (bitmap_tiles.cu): a warp per four tile rows, or a warp per tile row (compact
+// ones, and scattered ones by a sort) and tasks for the others, or (kTasks) tasks for every tile
+// row that is not compact. kChosen picks by the matrix; the others force one (tests and the
+// benchmark run them all on the same matrices), except that kQuads needs every tile row compact
+// and takes the second way where one is not.
+enum class BitmapWay { kChosen, kQuads, kTileRows, kTasks };
 template <typename V>
 DeviceBitmapTiles<V> gpu_csr_to_bitmap_tiles(const DeviceCsrView<V>& csr, const GpuContext& context,
                                              BitmapWay way = BitmapWay::kChosen);
