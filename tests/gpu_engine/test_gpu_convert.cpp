@@ -539,10 +539,11 @@ TEST_F(GpuConvertPoisoned, BcsrBlockRowsOfEveryKind) {
   // 5000 columns: a block row of 640 entries spans about 400 blocks of 8 (large), one of 48 about 47.
   const CsrMatrix<double> by_blocks =
       rows_of(5000, run_lengths({{16, 40}, {16, 3}, {8, 6}, {8, 0}, {5, 9}}), sparsetc_test::fresh_seed());
-  // 2000003 columns: block rows of 257-512 entries spread over several 65536-block windows of
-  // find_block_columns' second pass (its register path: mask rounds, then the window).
-  const CsrMatrix<double> far =
-      rows_of(2000003, run_lengths({{16, 25}, {16, 2}, {8, 40}, {16, 32}, {3, 90}}), sparsetc_test::fresh_seed());
+  // 2000003 columns: block rows of 257-512 and of 513-1024 entries spread over several 65536-block
+  // windows of find_block_columns' second pass (its register paths: mask rounds, then the window).
+  const CsrMatrix<double> far = rows_of(
+      2000003, run_lengths({{16, 25}, {16, 2}, {8, 40}, {16, 32}, {3, 90}, {16, 50}, {12, 80}, {16, 33}}),
+      sparsetc_test::fresh_seed());
   // Block rows of 257-512 entries within few blocks (find_block_columns' second pass in the
   // registers, one round of masks or several): a band of 25 entries a row (400 per 16-row block
   // row), and 256 columns (at most 32 blocks of 8) with block rows of 512 and 528 entries (16 rows)

@@ -104,6 +104,7 @@ struct BcsrStagedLayout {
   __device__ int place(int column_in_block, int row, int block, int, int area) const {
     return block * area + row * width + column_in_block;
   }
+  __device__ void record(int64_t, int64_t, int, int, int32_t) const {}  // (bcsr_compact_kernel's)
 };
 
 // The block rows past the one-warp limits but within the staged ones, one CTA each (their

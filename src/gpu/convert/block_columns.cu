@@ -14,11 +14,13 @@
 // 10^6 rows of 12 uniform random columns took it 348 us.) The pass marks the groups of more than
 // 256 entries in counts for the second pass, and lists the heavy ones.
 //
-// Second pass (distinct_blocks_kernel, the marked groups): a group of at most 512 entries (a
-// stencil's 16-row groups, 432 entries) is read into the registers at once and listed like the
-// first pass, mask rounds first, then its 8 KB window. Otherwise the warp merges the group's rows through
-// a bitmap over a window of 65536 column blocks in its shared memory (8 KB, plus a 256-byte summary
-// with one bit per non-zero word): each row's entries in the window (a prefix of what is left of
+// Second pass (distinct_blocks_kernel, the marked groups): a group of at most 1024 entries (a
+// stencil's 16-row groups, 432 entries, or 24-row ones, 648) is read into the registers at once
+// and listed like the first pass, mask rounds first, then its 8 KB window (measured on an H200: the
+// stencil in groups of 8-24 rows, a third of them past 512 entries, 122 -> 78 us against the merge
+// below for those). Otherwise the warp merges the group's rows through a bitmap over a window of
+// 65536 column blocks in its shared memory (8 KB, plus a 256-byte summary with one bit per
+// non-zero word): each row's entries in the window (a prefix of what is left of
 // the row, since rows are sorted) are read 32 at a time, coalesced, and set their bits; then the
 // summary leads to the non-zero words only, whose bits are listed in order (a warp prefix sum of
 // popcounts) and cleared. The next window starts at the smallest column block left in any row, so
@@ -64,7 +66,8 @@ constexpr int kFlatUnroll = 4;                  // 32-entry loads in flight per 
 constexpr int kRegisterUnroll = 8;              // groups of at most 256 entries: all loads in flight at once
 // (so the first pass defers or hands to the heavy kernel exactly the long groups)
 static_assert(32 * kRegisterUnroll == kSortedEntries && kHeavyEntries > kSortedEntries);
-constexpr int kWideUnroll = 16;                 // ... and in the second pass, groups of at most 512
+// ... and in the second pass, groups of at most 1024 (at most 512 with half the registers)
+constexpr int kWideUnroll = 32;
 constexpr int kNarrowWords = 256;               // the first pass's window: 8192 column blocks
 constexpr int kMaskRounds = 4;                  // the first pass's rounds of 32 blocks before its window
 // CTAs per SM of the first pass, said to ptxas (60 registers; left to itself the sort took it to 80,
@@ -347,6 +350,21 @@ __global__ void __launch_bounds__(kThreads, kNarrowCtas)
   if (lane == 0 && deferred > 0) atomicAdd(&counters->deferred_groups, (unsigned long long)deferred);
 }
 
+// A deferred group of at most 32 * Unroll entries from `first`, read into the registers at once:
+// mask rounds first, as in the first pass, then the warp's window. Its list goes to list + first;
+// returns its block count.
+template <int Unroll>
+__device__ __forceinline__ int64_t list_group_in_registers(const int32_t* __restrict__ col_idx, int64_t first,
+                                                           int entries, FastDivider width, uint32_t* bits,
+                                                           uint32_t* summary, uint32_t* list) {
+  uint32_t bc[Unroll], highest;
+  uint32_t w0 = load_group_blocks(col_idx, first, entries, width, bc, highest);
+  int64_t count = list_by_masks(bc, entries, w0, list + first, kMaskRounds);
+  if (w0 != kNone)
+    count += distinct_blocks_in_registers<kWords, Unroll>(bits, summary, bc, entries, w0, list + first + count);
+  return count;
+}
+
 // The groups narrow_blocks_kernel deferred (counts[g] == kDeferredGroup), one warp each
 // (grid-stride over all groups: the warps skip the others).
 __global__ void __launch_bounds__(kGroupWarps * 32, kGroupCtas)
@@ -387,12 +405,12 @@ __global__ void __launch_bounds__(kGroupWarps * 32, kGroupCtas)
     groups_of.range(g, r0, r1);
     const int64_t nrows = r1 - r0;
     if (group_end - first_entry <= 32 * kWideUnroll) {  // mask rounds first, as in the first pass
-      uint32_t bc[kWideUnroll], highest;
       const int entries = int(group_end - first_entry);
-      uint32_t w0 = load_group_blocks(col_idx, first_entry, entries, width, bc, highest);
-      int64_t count = list_by_masks(bc, entries, w0, list + first_entry, kMaskRounds);
-      if (w0 != kNone)
-        count += distinct_blocks_in_registers(bits, summary, bc, entries, w0, list + first_entry + count);
+      const int64_t count = entries <= 32 * kWideUnroll / 2
+                                ? list_group_in_registers<kWideUnroll / 2>(col_idx, first_entry, entries, width, bits,
+                                                                           summary, list)
+                                : list_group_in_registers<kWideUnroll>(col_idx, first_entry, entries, width, bits,
+                                                                       summary, list);
       if (lane == 0) counts[g] = count;
       wide += !is_compact_group(entries, count);
       large += !is_staged_group(entries, count);
@@ -617,7 +635,7 @@ unsigned warp_grid(int64_t items, int warps_per_cta) {
 BlockColumns find_block_columns(const int64_t* row_ptr, const int32_t* col_idx, int64_t rows, int64_t cols,
                                 int64_t nnz, int fixed_height, const int64_t* d_group_ptr, int64_t groups,
                                 int64_t max_group_rows, int64_t block_width, BlockListing listing,
-                                const GpuContext& context) {
+                                const GpuContext& context, const BeforeReadBack& before_read_back) {
   require(block_width >= 1, SPARSETC_STATUS_INVALID_VALUE, "block width ", block_width, " must be positive");
   const int64_t column_blocks = (cols + block_width - 1) / block_width;
   require(column_blocks < int64_t(kNone) && column_blocks <= kMaxInt32 + int64_t(1), SPARSETC_STATUS_SIZE_OVERFLOW,
@@ -668,11 +686,13 @@ BlockColumns find_block_columns(const int64_t* row_ptr, const int32_t* col_idx, 
   // One read-back: the block count (copied next to the counters) and the wide groups.
   copy_device_to_device(&d_counters->blocks, result.block_ptr.as<const int64_t>() + groups, sizeof(int64_t),
                         context.stream);
+  if (before_read_back) before_read_back(result.block_ptr.as<const int64_t>(), &d_counters->extra);
   const ListCounters totals = read_back(d_counters, context.stream);
   result.blocks = int64_t(totals.blocks);
   result.wide_groups = int64_t(totals.wide_groups);
   result.large_groups = int64_t(totals.large_groups);
   result.long_groups = int64_t(totals.heavy_groups + totals.deferred_groups);
+  result.extra = int64_t(totals.extra);
   if (listing != BlockListing::kInPlace)
     copy_block_lists(result, row_ptr, rows, fixed_height, d_group_ptr, listing == BlockListing::kColumnsAndGroups,
                      context);

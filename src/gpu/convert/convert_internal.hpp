@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 #include "gpu/convert/gpu_convert.hpp"
 #include "gpu/device_memory.hpp"
@@ -144,6 +145,7 @@ struct BlockColumns {
   int64_t wide_groups = 0;   // groups that are not compact
   int64_t large_groups = 0;  // groups past the staged limits (a subset of the wide ones)
   int64_t long_groups = 0;   // groups of more than kSortedEntries entries (a subset of the wide ones)
+  int64_t extra = 0;         // what BeforeReadBack left in its slot (0 without one)
   DeviceBuffer block_ptr;    // int64, groups + 1: the blocks of each group
   DeviceBuffer block_col;    // int32, blocks: column block, increasing within a group
   DeviceBuffer block_group;  // int32, blocks: the group of each block (kColumnsAndGroups)
@@ -153,8 +155,13 @@ struct BlockColumns {
 // Device counters of find_block_columns (read back together; deferred_groups also tells the 8 KB
 // kernel whether it has anything to do).
 struct ListCounters {
-  unsigned long long heavy_groups, wide_groups, large_groups, deferred_groups, blocks;
+  unsigned long long heavy_groups, wide_groups, large_groups, deferred_groups, blocks, extra;
 };
+
+// Work a consumer queues on the stream before find_block_columns' one read-back, given block_ptr
+// (groups + 1, scanned) and a device slot that is read back with the counters (BlockColumns::extra):
+// a total the consumer needs on the host costs no second round trip.
+using BeforeReadBack = std::function<void(const int64_t* block_ptr, unsigned long long* extra)>;
 
 // fixed_height > 0: groups of fixed_height rows (the last one partial); otherwise d_group_ptr
 // (device, groups + 1 row boundaries) with max_group_rows the tallest group. Requires
@@ -162,7 +169,7 @@ struct ListCounters {
 BlockColumns find_block_columns(const int64_t* row_ptr, const int32_t* col_idx, int64_t rows, int64_t cols,
                                 int64_t nnz, int fixed_height, const int64_t* d_group_ptr, int64_t groups,
                                 int64_t max_group_rows, int64_t block_width, BlockListing listing,
-                                const GpuContext& context);
+                                const GpuContext& context, const BeforeReadBack& before_read_back = {});
 
 // The lists left in place (kInPlace) copied to b.block_col (and b.block_group), as the other
 // listings do; b.list is released. The same groups as find_block_columns was given.

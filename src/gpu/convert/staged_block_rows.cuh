@@ -120,8 +120,10 @@ inline WideGroups list_wide_groups(GroupRows groups_of, const int64_t* row_ptr, 
 // skip_compact, is not compact (a one-warp kernel has done it). `layout` gives, for group g:
 // base(g, b0), the offset of its values in `out`; list(first, b0), its column blocks
 // (increasing); area(rows), a block's values; place(column in block, row in group, block of the
-// group, rows, area), an entry's offset from base. The stage (shared, stage_bytes, a multiple of 16) is zero on entry and left zero.
-// Call from every thread of the CTA.
+// group, rows, area), an entry's offset from base; and record(b0, base, area, k, block column)
+// is told of the group's k-th block (a layout that writes the block columns itself). The stage
+// (shared, stage_bytes, a multiple of 16) is zero on entry and left zero. Call from every thread
+// of the CTA.
 template <typename V, typename Layout>
 __device__ __forceinline__ void assemble_staged_groups(const int64_t* __restrict__ row_ptr,
                                                        const int32_t* __restrict__ col_idx,
@@ -196,6 +198,8 @@ __device__ __forceinline__ void assemble_staged_groups(const int64_t* __restrict
       }
       __syncthreads();  // (the stage is zero again, and the list may be overwritten)
     }
+    // (after the rounds, where their registers are free; only thread t writes block_of_list[t])
+    if (t < n) layout.record(range.b0, range.base, area, t, block_of_list[t]);
   }
 }
 

@@ -2,23 +2,26 @@
 //
 // find_block_columns with the row partition gives each group's column blocks, left in place. A
 // block holds height * block_width values: the groups' value offsets are a scan over groups (blocks
-// of the group * height * width), read back once for the value count; a block's is its group's
-// plus its rank in the group times its area.
+// of the group * height * width), whose total comes back with find_block_columns' one read-back;
+// a block's is its group's plus its rank in the group times its area.
 //
 // Where every group is within the staged limits (at most 32 rows, 1024 entries and 256 blocks, a
 // block within the 32 KB stage: banded and stencil matrices in groups of a few to 32 rows), the
 // groups are assembled in shared memory like BCSR's block rows. Where at least half of the groups
 // are compact (compact_block_rows.cuh: at most 256 entries and 32 blocks), one warp per compact
 // group, which also writes every group's block columns and value offsets, and one CTA per other
-// group (staged_block_rows.cuh); otherwise one CTA per group. No memset, every value written once,
-// coalesced. (Measured on an H200, a band in groups of 8-24 rows, 71% compact: one CTA per group
-// of two or three blocks took 0.65 ms, the warps and CTAs 0.55.)
+// group (staged_block_rows.cuh); otherwise one CTA per group, which writes the block columns and
+// value offsets as it reads the lists. No memset, every value written once, coalesced. (Measured
+// on an H200, a band in groups of 8-24 rows, 71% compact: one CTA per group of two or three blocks
+// took 0.65 ms, the warps and CTAs 0.55. A stencil in such groups: 0.66 -> 0.62 ms without the
+// copy of the lists, the kernel of the value offsets and the second read-back.)
 //
 // Otherwise the value array is zeroed (cudaMemsetAsync) and each entry, visited by the merge-path
 // walk, is stored at value_offset[block] + column in block * height + row in group (its block by
 // binary search among its group's column blocks).
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "gpu/convert/compact_block_rows.cuh"
@@ -119,35 +122,44 @@ __global__ void __launch_bounds__(kCompactThreads)
 }
 
 // VBR's blocks for the staged kernel: group g's values from group_offset[g], its blocks one after
-// another, each column-major (rows of the group x width); the lists in place, or block_col.
+// another, each column-major (rows of the group x width); the lists in place. Where block_col is
+// set (no warps before it), the kernel writes each block's column and value offset as it reads them.
 struct VbrStagedLayout {
   const uint32_t* lists;
-  const int32_t* block_col;
+  int32_t* block_col;
+  int64_t* value_offset;
   const int64_t* group_offset;
   int width;
   __device__ int64_t base(int64_t g, int64_t) const { return group_offset[g]; }
-  __device__ const uint32_t* list(int64_t first, int64_t b0) const {
-    return lists ? lists + first : reinterpret_cast<const uint32_t*>(block_col + b0);
-  }
+  __device__ const uint32_t* list(int64_t first, int64_t) const { return lists + first; }
   __device__ int area(int rows) const { return rows * width; }
   __device__ int place(int column_in_block, int row, int block, int rows, int area) const {
     return block * area + column_in_block * rows + row;
   }
+  __device__ void record(int64_t b0, int64_t base, int area, int k, int32_t block) const {
+    if (block_col == nullptr) return;
+    block_col[b0 + k] = block;
+    value_offset[b0 + k] = base + int64_t(k) * area;
+  }
 };
 
 // One CTA per group (skip_compact: per group that is not compact, the others done by
-// vbr_compact_kernel): listed[0, groups) where they are listed (list_wide_groups), otherwise every group.
+// vbr_compact_kernel, which writes every group's block columns and value offsets; otherwise
+// block_col and value_offset are written here): listed[0, groups) where they are listed
+// (list_wide_groups), otherwise every group.
 template <typename V>
 __global__ void __launch_bounds__(kStagedThreads)
     vbr_staged_kernel(const int64_t* __restrict__ row_ptr, const int32_t* __restrict__ col_idx,
                       const V* __restrict__ values, int64_t rows, const int64_t* __restrict__ group_ptr,
                       const int64_t* __restrict__ listed, int64_t groups,
                       const int64_t* __restrict__ block_ptr, const uint32_t* __restrict__ list,
-                      const int32_t* __restrict__ block_col, const int64_t* __restrict__ group_offset,
-                      FastDivider width, bool skip_compact, V* __restrict__ out) {
+                      int32_t* __restrict__ block_col, int64_t* __restrict__ value_offset,
+                      const int64_t* __restrict__ group_offset, FastDivider width, bool skip_compact,
+                      V* __restrict__ out) {
   extern __shared__ uint4 staged_stage[];
   zero_stage(staged_stage, kStagedStageBytes);
-  const VbrStagedLayout layout{list, block_col, group_offset, int(width.divisor)};
+  const VbrStagedLayout layout{list, skip_compact ? nullptr : block_col, value_offset, group_offset,
+                               int(width.divisor)};
   assemble_staged_groups(row_ptr, col_idx, values, block_ptr, GroupRows{rows, 0, group_ptr}, listed, groups, layout,
                          width, skip_compact, reinterpret_cast<V*>(staged_stage), kStagedStageBytes, out);
 }
@@ -163,11 +175,19 @@ DeviceVbr<V> gpu_csr_to_vbr(const DeviceCsrView<V>& csr, const std::vector<int64
   require(block_width >= 1, SPARSETC_STATUS_INVALID_VALUE, op, ": block width ", block_width, " (must be at least 1)");
   require(!group_ptr.empty() && group_ptr.front() == 0 && group_ptr.back() == csr.rows, SPARSETC_STATUS_INVALID_VALUE,
           op, ": group_ptr must partition [0, ", csr.rows, ")");
-  int64_t tallest = 0;
+  // (the tallest and the shortest group in one pass without branches; the culprit searched only
+  // where there is one)
+  int64_t tallest = 0, shortest = 1;
   for (size_t g = 0; g + 1 < group_ptr.size(); ++g) {
-    require(group_ptr[g + 1] > group_ptr[g], SPARSETC_STATUS_INVALID_VALUE, op,
-            ": group_ptr is not strictly increasing: group ", g, " is [", group_ptr[g], ", ", group_ptr[g + 1], ")");
-    tallest = std::max(tallest, group_ptr[g + 1] - group_ptr[g]);
+    const int64_t height = group_ptr[g + 1] - group_ptr[g];
+    tallest = std::max(tallest, height);
+    shortest = std::min(shortest, height);
+  }
+  if (shortest < 1) {
+    const auto g = size_t(std::adjacent_find(group_ptr.begin(), group_ptr.end(), std::greater_equal<>{}) -
+                          group_ptr.begin());
+    fail(SPARSETC_STATUS_INVALID_VALUE, op, ": group_ptr is not strictly increasing: group ", g, " is [",
+         group_ptr[g], ", ", group_ptr[g + 1], ")");
   }
   require(csr.rows <= kMaxInt32 + int64_t(1), SPARSETC_STATUS_SIZE_OVERFLOW, op, ": too many groups");
   DeviceVbr<V> vbr;
@@ -179,8 +199,19 @@ DeviceVbr<V> gpu_csr_to_vbr(const DeviceCsrView<V>& csr, const std::vector<int64
   copy_host_to_device(vbr.group_ptr.data(), group_ptr.data(), group_ptr.size() * sizeof(int64_t), context.stream);
   const int64_t* d_group_ptr = vbr.group_ptr.template as<const int64_t>();
 
+  // The groups' value offsets (a scan over groups of blocks * height * width) are queued before
+  // find_block_columns' read-back, which brings the value count back with its own totals.
+  DeviceBuffer group_offset = buffer_of<int64_t>(vbr.groups + 1, context);
+  const auto value_offsets = [&](const int64_t* block_ptr, unsigned long long* value_count) {
+    DeviceBuffer group_counts = buffer_of<int64_t>(vbr.groups, context);
+    for_each_index(vbr.groups, context,
+                   GroupValueCounts{d_group_ptr, block_ptr, block_width, group_counts.as<int64_t>()});
+    exclusive_scan_total(group_counts.as<const int64_t>(), group_offset.as<int64_t>(), vbr.groups, context);
+    copy_device_to_device(value_count, group_offset.as<const int64_t>() + vbr.groups, sizeof(int64_t), context.stream);
+  };
   BlockColumns b = find_block_columns(csr.row_ptr, csr.col_idx, csr.rows, csr.cols, csr.nnz, 0, d_group_ptr,
-                                      vbr.groups, tallest, block_width, BlockListing::kInPlace, context);
+                                      vbr.groups, tallest, block_width, BlockListing::kInPlace, context,
+                                      value_offsets);
   vbr.blocks = b.blocks;
   vbr.value_offset = buffer_of<int64_t>(b.blocks + 1, context);
   const int64_t* block_ptr = b.block_ptr.as<const int64_t>();
@@ -190,30 +221,25 @@ DeviceVbr<V> gpu_csr_to_vbr(const DeviceCsrView<V>& csr, const std::vector<int64
   // groups are compact, a warp each and a CTA per other group; otherwise a CTA each. (Measured on
   // an H200: each kernel walks every group, and skipping one costs it a round trip; a stencil in
   // groups of 8-24 rows, 12% compact, took 0.75 ms with both kernels and 0.68 with the CTAs alone.)
-  // Without the warps, the lists are copied to block_col and the value offsets written by a kernel
-  // of their own, both before the read back below.
+  // Either way the lists stay in place and the kernels write block_col and the value offsets as
+  // they read them. Otherwise the lists are copied to block_col (with each block's group) and the
+  // value offsets written by a kernel of their own.
   const int64_t block_bytes = tallest * block_width * int64_t(sizeof(V));
   const bool staged = b.large_groups == 0 && tallest <= kStagedRows && block_bytes <= int64_t(kStagedStageBytes);
   const bool by_warps = staged && 2 * b.wide_groups <= vbr.groups;
-  if (by_warps) {
+  if (staged) {
     vbr.block_col = buffer_of<int32_t>(b.blocks, context);
   } else {
     copy_block_lists(b, csr.row_ptr, csr.rows, 0, d_group_ptr, true, context);
     vbr.block_col = std::move(b.block_col);
+    if (b.blocks > 0)
+      for_each_index(b.blocks, context,
+                     ValueOffsets{b.block_group.as<const int32_t>(), block_ptr, d_group_ptr,
+                                  group_offset.as<const int64_t>(), block_width,
+                                  vbr.value_offset.template as<int64_t>()});
   }
   vbr.block_ptr = std::move(b.block_ptr);
-
-  // value offsets of the groups (and of the blocks)
-  DeviceBuffer group_counts = buffer_of<int64_t>(vbr.groups, context);
-  DeviceBuffer group_offset = buffer_of<int64_t>(vbr.groups + 1, context);
-  for_each_index(vbr.groups, context, GroupValueCounts{d_group_ptr, block_ptr, block_width, group_counts.as<int64_t>()});
-  exclusive_scan_total(group_counts.as<const int64_t>(), group_offset.as<int64_t>(), vbr.groups, context);
-  if (!by_warps && b.blocks > 0)
-    for_each_index(b.blocks, context,
-                   ValueOffsets{b.block_group.as<const int32_t>(), block_ptr, d_group_ptr,
-                                group_offset.as<const int64_t>(), block_width,
-                                vbr.value_offset.template as<int64_t>()});
-  vbr.value_count = read_back(group_offset.as<const int64_t>() + vbr.groups, context.stream);
+  vbr.value_count = b.extra;
   copy_device_to_device(vbr.value_offset.template as<int64_t>() + b.blocks, group_offset.as<const int64_t>() + vbr.groups,
                         sizeof(int64_t), context.stream);
   vbr.values = buffer_of<V>(vbr.value_count, context);
@@ -237,10 +263,9 @@ DeviceVbr<V> gpu_csr_to_vbr(const DeviceCsrView<V>& csr, const std::vector<int64
     const int64_t visited = wide.listed() ? b.wide_groups : vbr.groups;
     allow_dynamic_shared(vbr_staged_kernel<V>, size_t(kStagedStageBytes));
     const unsigned grid = staged_grid(vbr_staged_kernel<V>, kStagedStageBytes, visited);
-    // (the lists in place where the warps run; otherwise block_col, as b.list was released)
     vbr_staged_kernel<V><<<grid, kStagedThreads, kStagedStageBytes, context.stream>>>(
         csr.row_ptr, csr.col_idx, csr.values, csr.rows, d_group_ptr, wide.listed(), visited, block_ptr,
-        by_warps ? b.list.as<const uint32_t>() : nullptr, vbr.block_col.template as<const int32_t>(),
+        b.list.as<const uint32_t>(), vbr.block_col.template as<int32_t>(), vbr.value_offset.template as<int64_t>(),
         group_offset.as<const int64_t>(), width, by_warps, vbr.values.template as<V>());
     SPARSETC_CUDA_CHECK_LAUNCH();
   }

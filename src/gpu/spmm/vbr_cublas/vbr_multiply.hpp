@@ -62,7 +62,7 @@ struct VbrOperand {
 };
 
 // Builds the operand from A's stored rows (canonical device CSR) and a partition of them into groups.
-// One read-back of the structure (besides gpu_csr_to_vbr's two).
+// One read-back of the structure (besides gpu_csr_to_vbr's one).
 VbrOperand make_vbr_operand(const DeviceCsrView<float>& csr, const std::vector<int64_t>& group_ptr, int64_t width,
                             VbrPrecision precision, const GpuContext& context);
 VbrOperand make_vbr_operand(const DeviceCsrView<double>& csr, const std::vector<int64_t>& group_ptr, int64_t width,
