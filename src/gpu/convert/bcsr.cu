@@ -15,8 +15,8 @@
 // stage, a stage-full of blocks at a time.
 //
 // The other block rows (power-law hubs) are cut into tasks (block_chunks.cuh): one warp per run
-// of at most 64 KB of consecutive blocks of one block row zeroes them with 16-byte stores, then
-// drops in the entries of those blocks (the same warp: the zeros are ordered before).
+// of 8 KB (at least 8 blocks) of consecutive blocks of one block row zeroes them with 16-byte
+// stores, then drops in the entries of those blocks (the same warp: the zeros are ordered before).
 // (Measured on an H200: the former one-CTA-per-32-KB-run scheme, with a binary search per row and
 // run, was latency bound on banded matrices: 10-15% of the bandwidth floor.)
 #include <algorithm>
@@ -33,7 +33,15 @@ namespace sparsetc::detail {
 namespace gpuconv {
 namespace {
 
-constexpr int64_t kTaskBytes = 64 * 1024;
+// A task's blocks: 8 KB of values, and at least 8 blocks. A warp zeroes its task's blocks and
+// then stores the entries into them; while the task is small its zeroed lines are still in L2
+// when the entries come (measured on an H200, R-MAT 2^20 of degree 14, double values: with 64 KB
+// tasks the task kernel read 581 MB from DRAM where 221 MB is its input, the partial sectors of
+// evicted lines read back. BCSR 16x8 / 16x16 / 8x8 took 5.74 / 8.31 / 3.96 ms with 64 KB tasks,
+// 5.27 / 8.40 / 3.37 with 8 KB, 5.59 / 8.11 / 3.89 with 16 KB and 6.86 / 10.84 / 4.15 with 4 KB:
+// 8 blocks of 16x8, 8 of 16x16 and 16 of 8x8 were best.)
+constexpr int64_t kTaskBytes = 8 * 1024;
+constexpr int64_t kTaskMinBlocks = 8;
 
 template <typename V>
 __global__ void __launch_bounds__(kThreads)
@@ -171,7 +179,8 @@ DeviceBcsr<V> gpu_csr_to_bcsr(const DeviceCsrView<V>& csr, int block_height, int
     SPARSETC_CUDA_CHECK_LAUNCH();
   }
   if (b.large_groups > 0) {  // the other block rows: tasks
-    const int64_t task_blocks = std::clamp<int64_t>(kTaskBytes / (int64_t(area) * int64_t(sizeof(V))), 1, 1024);
+    const int64_t task_blocks =
+        std::clamp<int64_t>(std::max(kTaskBytes / (int64_t(area) * int64_t(sizeof(V))), kTaskMinBlocks), 1, 1024);
     const BlockTasks tasks =
         make_block_tasks(TaskCount{block_ptr, task_blocks, csr.row_ptr, block_height, csr.rows, true}, block_rows,
                          b.large_groups, b.blocks, context);

@@ -43,7 +43,7 @@ struct TaskCount {
       const int64_t r0 = I * height, r1 = r0 + height < rows ? r0 + height : rows;
       const int64_t first = row_ptr[r0], entries = row_ptr[r1] - first;
       if (staged ? is_staged_group(entries, n) : compact_done && is_compact_group(entries, n)) return 0;
-      if (sorted_list != nullptr && n > 0 && entries <= kSortedEntries &&
+      if (sorted_list != nullptr && n > 0 &&
           sorts_in_warp(entries, int64_t(sorted_list[first + n - 1]) - int64_t(sorted_list[first])))
         return 0;
     }

@@ -256,6 +256,16 @@ __device__ __forceinline__ int64_t distinct_blocks_in_registers(uint32_t* bits, 
   return count;
 }
 
+// A warp's window of Words words and its summary cleared before their first use (listing leaves
+// them clear again); a stencil's or a band's groups, listed by the masks alone, never clear it.
+template <int Words>
+__device__ __forceinline__ void clear_window_once(uint32_t* bits, bool& cleared) {
+  if (cleared) return;
+  for (int i = threadIdx.x & 31; i < Words + Words / 32; i += 32) bits[i] = 0;
+  __syncwarp();
+  cleared = true;
+}
+
 // The first pass on a group of at most 32 * Unroll entries from `first` (Unroll: the fewest
 // registers that hold it, so a band's 8-row groups of about 100 entries issue half the loads and
 // tests): blocks spanning fewer than kNarrowWords * 32 by masks and then the window, others by the
@@ -271,11 +281,7 @@ __device__ __forceinline__ int64_t list_short_group(const int32_t* __restrict__ 
   if (highest - w0 >= uint32_t(kNarrowWords) * 32) return list_distinct_sorted(bc, kNone, list + first);
   int64_t count = list_by_masks(bc, entries, w0, list + first, kMaskRounds);
   if (w0 != kNone) {
-    if (!cleared) {  // (listing leaves the window clear again)
-      for (int i = threadIdx.x & 31; i < kNarrowWords + kNarrowWords / 32; i += 32) bits[i] = 0;
-      __syncwarp();
-      cleared = true;
-    }
+    clear_window_once<kNarrowWords>(bits, cleared);
     count += distinct_blocks_in_registers<kNarrowWords>(bits, summary, bc, entries, w0, list + first + count);
   }
   return count;
@@ -356,12 +362,14 @@ __global__ void __launch_bounds__(kThreads, kNarrowCtas)
 template <int Unroll>
 __device__ __forceinline__ int64_t list_group_in_registers(const int32_t* __restrict__ col_idx, int64_t first,
                                                            int entries, FastDivider width, uint32_t* bits,
-                                                           uint32_t* summary, uint32_t* list) {
+                                                           uint32_t* summary, bool& cleared, uint32_t* list) {
   uint32_t bc[Unroll], highest;
   uint32_t w0 = load_group_blocks(col_idx, first, entries, width, bc, highest);
   int64_t count = list_by_masks(bc, entries, w0, list + first, kMaskRounds);
-  if (w0 != kNone)
+  if (w0 != kNone) {
+    clear_window_once<kWords>(bits, cleared);
     count += distinct_blocks_in_registers<kWords, Unroll>(bits, summary, bc, entries, w0, list + first + count);
+  }
   return count;
 }
 
@@ -377,7 +385,7 @@ __global__ void __launch_bounds__(kGroupWarps * 32, kGroupCtas)
   extern __shared__ uint32_t shared_bits[];
   uint32_t* bits = shared_bits + warp * (kWords + kSummary);
   uint32_t* summary = bits + kWords;
-  bool cleared = false;  // the window is cleared for the warp's first deferred group
+  bool cleared = false;  // the window is cleared before its first use
   unsigned wide = 0, large = 0;
   const int64_t* row_ptr = groups_of.row_ptr;
   const int64_t warps = int64_t(gridDim.x) * kGroupWarps;
@@ -396,11 +404,6 @@ __global__ void __launch_bounds__(kGroupWarps * 32, kGroupCtas)
       ahead.load(groups_of, g + warps);
     }
     if (state != kDeferredGroup) continue;
-    if (!cleared) {
-      for (int i = lane; i < kWords + kSummary; i += 32) bits[i] = 0;
-      __syncwarp();
-      cleared = true;
-    }
     int64_t r0, r1;
     groups_of.range(g, r0, r1);
     const int64_t nrows = r1 - r0;
@@ -408,14 +411,15 @@ __global__ void __launch_bounds__(kGroupWarps * 32, kGroupCtas)
       const int entries = int(group_end - first_entry);
       const int64_t count = entries <= 32 * kWideUnroll / 2
                                 ? list_group_in_registers<kWideUnroll / 2>(col_idx, first_entry, entries, width, bits,
-                                                                           summary, list)
+                                                                           summary, cleared, list)
                                 : list_group_in_registers<kWideUnroll>(col_idx, first_entry, entries, width, bits,
-                                                                       summary, list);
+                                                                       summary, cleared, list);
       if (lane == 0) counts[g] = count;
       wide += !is_compact_group(entries, count);
       large += !is_staged_group(entries, count);
       continue;
     }
+    clear_window_once<kWords>(bits, cleared);
     const bool tall = nrows > 32;  // cursors in row_cursor instead of lane registers
     // The lane's row (short groups): its cursor and end.
     int64_t cur = 0, end = 0;
