@@ -527,8 +527,8 @@ TEST(GpuConvert, TiledDcsrStripWindowsAndTheirLimits) {
 // BCSR's three kinds of block rows side by side in one matrix (also run under compute-sanitizer):
 // compact (one warp), staged (one CTA: 257-1024 entries or 33-256 blocks, in one or several
 // rounds of the stage, by 16-byte or by scalar copies) and large (tasks: 1025 entries, or more
-// than 256 blocks), including the last, partial block row. Every allocation is poisoned, so an
-// unwritten block value or block column cannot pass.
+// than 256 blocks, up to thousands of tasks a block row), including the last, partial block row.
+// Every allocation is poisoned, so an unwritten block value or block column cannot pass.
 class GpuConvertPoisoned : public sparsetc_test::PoisonedGpuTest {};
 
 TEST_F(GpuConvertPoisoned, BcsrBlockRowsOfEveryKind) {
@@ -551,9 +551,14 @@ TEST_F(GpuConvertPoisoned, BcsrBlockRowsOfEveryKind) {
   const CsrMatrix<double> long_band = sd::generate_band(203, 12, sparsetc_test::fresh_seed());
   const CsrMatrix<double> near_512 =
       rows_of(256, run_lengths({{16, 32}, {16, 33}, {15, 17}, {16, 2}, {3, 40}}), sparsetc_test::fresh_seed());
+  // Hubs: block rows of hundreds to thousands of tasks, one dense row of 20000 entries beside
+  // sparse and empty ones (most of its tasks' slices empty in those), as R-MAT's hubs.
+  const CsrMatrix<double> hubs = rows_of(
+      50003, run_lengths({{16, 300}, {1, 20000}, {6, 3}, {2, 0}, {7, 40}, {1, 9000}, {15, 0}, {3, 700}}),
+      sparsetc_test::fresh_seed());
   for (const auto& [name, A] : {std::pair{"by entries", &by_entries}, std::pair{"by blocks", &by_blocks},
                                 std::pair{"far", &far}, std::pair{"long band", &long_band},
-                                std::pair{"near 512", &near_512}}) {
+                                std::pair{"near 512", &near_512}, std::pair{"hubs", &hubs}}) {
     for (auto [h, w] : {std::pair{16, 8}, std::pair{16, 16}, std::pair{8, 8}, std::pair{3, 5}, std::pair{32, 32}}) {
       const std::string shape = " bcsr " + std::to_string(h) + "x" + std::to_string(w);
       check_bcsr(*A, h, w, std::string(name) + shape, context());
