@@ -83,6 +83,14 @@ struct PlaceValues {
   }
 };
 
+// Block k of a group whose blocks [b0, ..) have their values one after another from `base`, `area`
+// values each: its column and value offset (written by whichever kernel visits the group).
+__device__ __forceinline__ void record_vbr_block(int32_t* __restrict__ block_col, int64_t* __restrict__ value_offset,
+                                                 int64_t b0, int64_t base, int64_t area, int64_t k, int32_t column) {
+  block_col[b0 + k] = column;
+  value_offset[b0 + k] = base + k * area;
+}
+
 // One warp per group (compact_block_rows.cuh): every group's block columns and value offsets, and
 // the values of the compact groups, their blocks assembled in the warp's stage (stage_bytes, at
 // least the tallest group's block). Every group has at most 32 rows.
@@ -99,10 +107,8 @@ __global__ void __launch_bounds__(kCompactThreads)
   const int w = int(width.divisor);
   const auto wide = [&](int64_t g, int64_t b0, int64_t blocks, const uint32_t* mine) {  // the staged kernel's values
     const int64_t base = group_offset[g], area = (group_ptr[g + 1] - group_ptr[g]) * w;
-    for (int64_t k = lane; k < blocks; k += 32) {
-      block_col[b0 + k] = int32_t(mine[k]);
-      value_offset[b0 + k] = base + k * area;
-    }
+    for (int64_t k = lane; k < blocks; k += 32)
+      record_vbr_block(block_col, value_offset, b0, base, area, k, int32_t(mine[k]));
   };
   const auto compact = [&](const CompactRow& row, const CompactEntries<V>& e, const CompactLocator& at) {
     const int n = row.n, entries = row.entries, nrows = row.nrows, area = nrows * w;
@@ -110,10 +116,7 @@ __global__ void __launch_bounds__(kCompactThreads)
     int slot[kCompactSlots];  // block * area + column in block * rows + row (column-major blocks)
     place_compact_entries(e, at, width, entries, [&](int k, int rr, int cc) { return k * area + cc * nrows + rr; },
                           slot);
-    if (lane < n) {
-      block_col[b0 + lane] = row.my_block;
-      value_offset[b0 + lane] = base + int64_t(lane) * area;
-    }
+    if (lane < n) record_vbr_block(block_col, value_offset, b0, base, area, lane, row.my_block);
     const bool vector_copy = (size_t(area) * sizeof(V)) % 16 == 0 && (size_t(base) * sizeof(V)) % 16 == 0;
     write_compact_blocks(stage, stage_bytes / (area * int(sizeof(V))), n, area, slot, e, entries, vector_copy,
                          out + base);
@@ -137,9 +140,7 @@ struct VbrStagedLayout {
     return block * area + column_in_block * rows + row;
   }
   __device__ void record(int64_t b0, int64_t base, int area, int k, int32_t block) const {
-    if (block_col == nullptr) return;
-    block_col[b0 + k] = block;
-    value_offset[b0 + k] = base + int64_t(k) * area;
+    if (block_col != nullptr) record_vbr_block(block_col, value_offset, b0, base, area, k, block);
   }
 };
 
