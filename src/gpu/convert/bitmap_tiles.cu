@@ -204,36 +204,28 @@ __global__ void __launch_bounds__(kCompactThreads, sizeof(V) == 8 ? 6 : 8)
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   SortedTileStage<V>& stage = stages[warp];
   if (all && blockIdx.x == 0 && threadIdx.x == 0) out.element_offset[tiles] = nnz;
-  struct Range {  // a tile row's entries and tiles, loaded one tile row ahead
-    int64_t first = 0, stop = 0, b0 = 0, b1 = 0;
-    __device__ void load(const int64_t* row_ptr, const int64_t* tile_ptr, int64_t rows, int64_t g) {
-      first = row_ptr[g * kTile];
-      stop = row_ptr[min(g * kTile + kTile, rows)];
-      b0 = tile_ptr[g];
-      b1 = tile_ptr[g + 1];
-    }
-  };
+  const FixedHeightRows rows_of{kTile, rows};
   const int64_t warps = int64_t(gridDim.x) * kCompactWarps;
   int64_t i = int64_t(blockIdx.x) * kCompactWarps + warp;
   const auto row_at = [&](int64_t at) { return listed != nullptr ? listed[at] : at; };
-  Range ahead;
+  BlockRowRange ahead;  // (the next tile row's, loaded while this one is done)
   int64_t ahead_g = 0;
-  if (i < visited) ahead.load(row_ptr, tile_ptr, rows, ahead_g = row_at(i));
+  if (i < visited) ahead.load(row_ptr, tile_ptr, rows_of, ahead_g = row_at(i));
   for (; i < visited; i += warps) {
-    const Range r = ahead;
+    const BlockRowRange r = ahead;
     const int64_t g = ahead_g;
-    if (i + warps < visited) ahead.load(row_ptr, tile_ptr, rows, ahead_g = row_at(i + warps));
+    if (i + warps < visited) ahead.load(row_ptr, tile_ptr, rows_of, ahead_g = row_at(i + warps));
     const int64_t entries = r.stop - r.first, n = r.b1 - r.b0;
     if (n == 0 || (!all && is_compact_group(entries, n))) continue;
     const int64_t r0 = g * kTile;
     const int nrows = int(rows - r0 < kTile ? rows - r0 : kTile);
     bool sorted = false;
     if (entries <= 128) {
-      sorted =
-          sort_tile_row<4>(row_ptr, col_idx, values, g, r0, nrows, r.first, int(entries), r.b0, int(n), stage, out);
+      sorted = sort_tile_row<4>(row_ptr, col_idx, values, g, r0, nrows, list, r.first, int(entries), r.b0, int(n),
+                                stage, out);
     } else if (entries <= kSortedEntries) {
-      sorted =
-          sort_tile_row<8>(row_ptr, col_idx, values, g, r0, nrows, r.first, int(entries), r.b0, int(n), stage, out);
+      sorted = sort_tile_row<8>(row_ptr, col_idx, values, g, r0, nrows, list, r.first, int(entries), r.b0, int(n),
+                                stage, out);
     }
     if (sorted) continue;
     for (int64_t k = lane; k < n; k += 32) {  // the tasks do the rest

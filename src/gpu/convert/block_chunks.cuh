@@ -23,6 +23,23 @@
 
 namespace sparsetc::detail::gpuconv {
 
+// The ends of a tile row's list of tile columns in place (find_block_columns' BlockListing::kInPlace:
+// increasing from the tile row's first entry), from which sorts_in_warp's span is read: the one
+// rule of the bitmap tiles' sorting kernel and of their tasks.
+struct TileListEnds {
+  uint32_t lowest = 0, highest = 0;
+  // The list of n tile columns from list[first] (none loaded where n is 0).
+  __device__ __forceinline__ void load(const uint32_t* __restrict__ list, int64_t first, int64_t n) {
+    if (n > 0) {
+      lowest = list[first];
+      highest = list[first + n - 1];
+    }
+  }
+  __device__ __forceinline__ bool sorts_in_warp(int64_t entries) const {
+    return gpuconv::sorts_in_warp(entries, int64_t(highest) - int64_t(lowest));
+  }
+};
+
 // Tasks of block row I: ceil(blocks of I / task_blocks); when row_ptr is given, none for a compact
 // block row (convert_internal.hpp; a one-warp kernel has done those) unless compact_done is false,
 // nor for a staged one when `staged` is set (the one-CTA kernel has), nor for a tile row that
@@ -43,9 +60,11 @@ struct TaskCount {
       const int64_t r0 = I * height, r1 = r0 + height < rows ? r0 + height : rows;
       const int64_t first = row_ptr[r0], entries = row_ptr[r1] - first;
       if (staged ? is_staged_group(entries, n) : compact_done && is_compact_group(entries, n)) return 0;
-      if (sorted_list != nullptr && n > 0 &&
-          sorts_in_warp(entries, int64_t(sorted_list[first + n - 1]) - int64_t(sorted_list[first])))
-        return 0;
+      if (sorted_list != nullptr && n > 0) {
+        TileListEnds ends;
+        ends.load(sorted_list, first, n);
+        if (ends.sorts_in_warp(entries)) return 0;
+      }
     }
     return (n + task_blocks - 1) / task_blocks;
   }

@@ -53,12 +53,10 @@ struct PartitionRows {
   }
 };
 
-// Block row g: its entries [first, stop) and how many blocks it has (at most kCompactBlocks + 1:
-// past that only "not compact" matters), loaded one block row ahead: everything else of the block
-// row waits on them, and a block row that is not compact loads nothing more.
-struct BlockRowEntries {
-  int64_t first = 0, stop = 0;
-  int blocks = 0;
+// Block row g's entries [first, stop) and blocks [b0, b1), as the one-warp kernels load them one
+// block row ahead: everything else of the block row waits on them.
+struct BlockRowRange {
+  int64_t first = 0, stop = 0, b0 = 0, b1 = 0;
   template <typename Rows>
   __device__ __forceinline__ void load(const int64_t* row_ptr, const int64_t* block_ptr, const Rows& rows_of,
                                        int64_t g) {
@@ -66,7 +64,25 @@ struct BlockRowEntries {
     rows_of.bounds(g, r0, r1);
     first = row_ptr[r0];
     stop = row_ptr[r1];
-    const int64_t n = block_ptr[g + 1] - block_ptr[g];
+    b0 = block_ptr[g];
+    b1 = block_ptr[g + 1];
+  }
+};
+
+// The same, kept as its entries and how many blocks it has (at most kCompactBlocks + 1: past that
+// only "not compact" matters; fewer registers across the visit), so that a block row that is not
+// compact loads nothing more.
+struct BlockRowEntries {
+  int64_t first = 0, stop = 0;
+  int blocks = 0;
+  template <typename Rows>
+  __device__ __forceinline__ void load(const int64_t* row_ptr, const int64_t* block_ptr, const Rows& rows_of,
+                                       int64_t g) {
+    BlockRowRange range;
+    range.load(row_ptr, block_ptr, rows_of, g);
+    first = range.first;
+    stop = range.stop;
+    const int64_t n = range.b1 - range.b0;
     blocks = int(n <= kCompactBlocks ? n : kCompactBlocks + 1);
   }
 };

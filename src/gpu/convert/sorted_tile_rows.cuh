@@ -16,6 +16,7 @@
 
 #include <cstdint>
 
+#include "gpu/convert/block_chunks.cuh"
 #include "gpu/convert/compact_block_rows.cuh"
 #include "gpu/convert/convert_common.cuh"
 #include "gpu/convert/convert_internal.hpp"
@@ -45,33 +46,32 @@ struct BitmapOutputs {
 };
 
 // Tile row g (rows r0.., nrows of them; entries [first, first + entries), at most 32 * U; tiles
-// b0.., n of them): every output of it written, or, where its tiles span kSortedSpan columns of
-// tiles or more, nothing (returns false). Call from all lanes.
+// b0.., n > 0 of them, listed in place in list[first, first + n)): every output of it written, or,
+// where it does not sort_in_warp (block_chunks.cuh: TileListEnds), nothing (returns false; the
+// list's ends are loaded with the entries, so that either way the tile row costs one round trip).
+// Call from all lanes.
 template <int U, typename V>
 __device__ __forceinline__ bool sort_tile_row(const int64_t* __restrict__ row_ptr, const int32_t* __restrict__ col_idx,
                                               const V* __restrict__ values, int64_t g, int64_t r0, int nrows,
-                                              int64_t first, int entries, int64_t b0, int n, SortedTileStage<V>& stage,
+                                              const uint32_t* __restrict__ list, int64_t first, int entries,
+                                              int64_t b0, int n, SortedTileStage<V>& stage,
                                               const BitmapOutputs<V>& out) {
   static_assert(32 * U <= kSortedEntries && kSortedEntries <= 256, "an entry's place fits the key's 8 bits");
   constexpr uint32_t kPadding = 0xffffffffu;
   const int lane = threadIdx.x & 31;
   const int32_t my_end = compact_row_end(row_ptr, r0, nrows, first);
+  TileListEnds ends;
+  ends.load(list, first, n);
   int32_t c[U];
   V v[U];
-  uint32_t lowest = kPadding, highest = 0;
 #pragma unroll
   for (int u = 0; u < U; ++u) {
     const int k = u * 32 + lane;
     c[u] = k < entries ? __ldg(col_idx + first + k) : -1;
     v[u] = k < entries ? __ldg(values + first + k) : V(0);
-    if (c[u] >= 0) {
-      lowest = min(lowest, uint32_t(c[u]) >> 3);
-      highest = max(highest, uint32_t(c[u]) >> 3);
-    }
   }
-  lowest = __reduce_min_sync(kFullMask, lowest);
-  highest = __reduce_max_sync(kFullMask, highest);
-  if (!sorts_in_warp(entries, int64_t(highest) - int64_t(lowest))) return false;
+  if (!ends.sorts_in_warp(entries)) return false;
+  const uint32_t lowest = ends.lowest;
   for (int i = lane; i < 2 * n; i += 32) stage.halves[i] = 0;
   const int row_top = search_top(nrows - 1);
   uint32_t key[U];
